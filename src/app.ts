@@ -1,0 +1,104 @@
+import type { FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import type { Config } from "./config.js";
+import { Authenticator } from "./domain/credentials.js";
+import { runFirstStart, type FirstStartKeys } from "./domain/first-start.js";
+import { OrganizationService } from "./domain/organizations.js";
+import { ProjectService } from "./domain/projects.js";
+import { SecretBox } from "./domain/secrets.js";
+import { ThreadTokens } from "./domain/thread-tokens.js";
+import { ThreadService } from "./domain/threads.js";
+import { ChatService, type LlmFactory } from "./domain/chat.js";
+import { HistoryService } from "./domain/history.js";
+import { SummaryService } from "./domain/summaries.js";
+import { legacyRoutes } from "./http/legacy-routes.js";
+import { adminRoutes } from "./http/admin-routes.js";
+import { chatRoutes } from "./http/chat-routes.js";
+import { messageRoutes } from "./http/message-routes.js";
+import { createLlmProvider } from "./providers/llm/index.js";
+import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
+import { InProcessThreadLocks, PostgresThreadLocks } from "./store/thread-locks.js";
+import { HttpMetrics } from "./http/metrics.js";
+import { buildServer } from "./http/server.js";
+import { systemRoutes } from "./http/system-routes.js";
+import { threadRoutes } from "./http/thread-routes.js";
+import { loadServerSecrets } from "./server-secrets.js";
+import type { Db } from "./store/db.js";
+import { migrate } from "./store/migrate.js";
+import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
+import { openPglite } from "./store/pglite-db.js";
+import { openPostgres } from "./store/postgres-db.js";
+import { ProjectsStore } from "./store/projects-store.js";
+import { ThreadsStore } from "./store/threads-store.js";
+
+export interface App {
+  server: FastifyInstance;
+  db: Db;
+  firstStart: FirstStartKeys | undefined;
+  /** Stops accepting, finishes in-flight requests and background work, then closes the database (unless it was lent). */
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  /** An already open database (tests share one); the app then leaves it open on close. */
+  db?: Db;
+  logger?: Logger;
+}
+
+export async function openDatabase(config: Config): Promise<Db> {
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+}
+
+/** The composition root: every store, provider and service is made here from the config and wired together. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger =
+    options.logger ??
+    pino({ level: config.logLevel, redact: { paths: ["req.headers.authorization", "*.api_key", "*.access_token"], censor: "[redacted]" } });
+  const db = options.db ?? (await openDatabase(config));
+  await migrate(db);
+  const secrets = await loadServerSecrets(config);
+
+  const organizationsStore = new OrganizationsStore(db);
+  const settings = new SettingsStore(db);
+  const tokens = new ThreadTokens(secrets.jwtSecret, config.threadTokenTtlSeconds);
+  const organizations = new OrganizationService(db, organizationsStore);
+  const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox(secrets.encryptionKey));
+  const threads = new ThreadService(new ThreadsStore(db), projects, tokens);
+  const conversations = new ConversationsStore(db);
+  const messages = new MessagesStore(db);
+  const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
+  const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
+  const chat = new ChatService(db, threads, projects, conversations, messages, new UsageStore(db), locks, llm);
+  const summaries = new SummaryService(threads, projects, conversations, messages, llm);
+  const history = new HistoryService(threads, projects, conversations, messages);
+  const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey);
+  const metrics = new HttpMetrics();
+
+  const firstStart = config.adminApiKey ? undefined : await runFirstStart(organizations, projects, settings);
+
+  const server = await buildServer({
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    authenticator,
+    metrics,
+    routes: [
+      ...systemRoutes(db, metrics),
+      ...threadRoutes(threads),
+      ...chatRoutes(chat),
+      ...messageRoutes(history),
+      ...adminRoutes(organizations, projects),
+      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
+    ],
+  });
+
+  return {
+    server,
+    db,
+    firstStart,
+    async close() {
+      await server.close();
+      await locks.close();
+      if (!options.db) await db.close();
+    },
+  };
+}

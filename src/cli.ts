@@ -1,0 +1,81 @@
+import { readFile } from "node:fs/promises";
+import { serve } from "./main.js";
+
+const usage = `parley: run and administer a Parley server
+
+  parley serve                                    start the server (same as npm start)
+  parley org create <name>                        create an organization; prints its API key once
+  parley key create <org_id>                      create another API key; printed once
+  parley key revoke <key_id>                      revoke an API key at once
+  parley project create <org_id> <name> <file>    create a project from a JSON config file
+  parley project publish <project_id> <file>      publish a new config version from a JSON file
+  parley project show <project_id>                show a project, its current config and versions
+
+Settings: PARLEY_URL (default http://127.0.0.1:8000), PARLEY_ADMIN_KEY (or ADMIN_API_KEY).`;
+
+class CliError extends Error {}
+
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  const base = process.env.PARLEY_URL ?? "http://127.0.0.1:8000";
+  const adminKey = process.env.PARLEY_ADMIN_KEY ?? process.env.ADMIN_API_KEY;
+  if (!adminKey) throw new CliError("set PARLEY_ADMIN_KEY to the admin key");
+  const response = await fetch(base.replace(/\/$/, "") + path, {
+    method,
+    headers: { authorization: `Bearer ${adminKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new CliError(`${method} ${path} answered ${response.status}: ${text}`);
+  return text === "" ? { ok: true } : JSON.parse(text);
+}
+
+async function readConfig(file: string | undefined): Promise<unknown> {
+  if (!file) throw new CliError("a JSON config file is required");
+  try {
+    return JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+async function run(args: string[]): Promise<unknown> {
+  const [group, action, ...rest] = args;
+  const command = `${group ?? ""} ${action ?? ""}`.trim();
+  const need = (count: number) => {
+    if (rest.length < count) throw new CliError(`missing arguments for "${command}"\n\n${usage}`);
+  };
+  switch (command) {
+    case "org create":
+      need(1);
+      return call("POST", "/admin/organizations", { name: rest.join(" ") });
+    case "key create":
+      need(1);
+      return call("POST", `/admin/organizations/${encodeURIComponent(rest[0]!)}/api-keys`);
+    case "key revoke":
+      need(1);
+      return call("DELETE", `/admin/api-keys/${encodeURIComponent(rest[0]!)}`);
+    case "project create":
+      need(3);
+      return call("POST", `/admin/organizations/${encodeURIComponent(rest[0]!)}/projects`, { name: rest[1], config: await readConfig(rest[2]) });
+    case "project publish":
+      need(2);
+      return call("PUT", `/admin/projects/${encodeURIComponent(rest[0]!)}/config`, { config: await readConfig(rest[1]) });
+    case "project show":
+      need(1);
+      return call("GET", `/admin/projects/${encodeURIComponent(rest[0]!)}`);
+    default:
+      throw new CliError(usage);
+  }
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "serve") {
+  await serve();
+} else {
+  try {
+    process.stdout.write(JSON.stringify(await run(args), null, 2) + "\n");
+  } catch (error) {
+    process.stderr.write(`${error instanceof CliError ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}

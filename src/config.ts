@@ -1,0 +1,86 @@
+import path from "node:path";
+
+/** Every setting, parsed and validated once at start. */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  adminApiKey: string | undefined;
+  jwtSecret: string | undefined;
+  encryptionKey: string | undefined;
+  threadTokenTtlSeconds: number;
+  legacyBasePath: string;
+  logLevel: string;
+  providerTimeoutMs: number;
+  bodyLimitBytes: number;
+  recordingUrlTtlSeconds: number;
+  publicBaseUrl: string | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+function secret(env: Env, name: string, minLength: number): string | undefined {
+  const value = optional(env, name);
+  if (value !== undefined && value.length < minLength) {
+    throw new ConfigError(`${name} must be at least ${minLength} characters long`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = optional(env, "DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql://`);
+  }
+  const legacyBasePath = optional(env, "LEGACY_BASE_PATH") ?? "/legacy";
+  if (!/^\/[A-Za-z0-9._~\-/]*[A-Za-z0-9._~-]$/.test(legacyBasePath)) {
+    throw new ConfigError(`LEGACY_BASE_PATH must be a path such as /legacy, got "${legacyBasePath}"`);
+  }
+  const jwtSecret = secret(env, "JWT_SECRET", 32);
+  const encryptionKey = secret(env, "ENCRYPTION_KEY", 32);
+  if (databaseUrl !== undefined && (jwtSecret === undefined || encryptionKey === undefined)) {
+    throw new ConfigError(
+      "with DATABASE_URL set, JWT_SECRET and ENCRYPTION_KEY must be set too (32+ characters each), " +
+        "so that every instance signs tokens and encrypts provider keys alike",
+    );
+  }
+  const logLevel = optional(env, "LOG_LEVEL") ?? "info";
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  return {
+    port: integer(env, "PORT", 8000, 0, 65535),
+    host: optional(env, "HOST") ?? "0.0.0.0",
+    dataDir: path.resolve(optional(env, "DATA_DIR") ?? "./data"),
+    databaseUrl,
+    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 20, 1, 1000),
+    adminApiKey: secret(env, "ADMIN_API_KEY", 16),
+    jwtSecret,
+    encryptionKey,
+    threadTokenTtlSeconds: integer(env, "THREAD_TOKEN_TTL_SECONDS", 3600, 1, 31 * 24 * 3600),
+    legacyBasePath,
+    logLevel,
+    providerTimeoutMs: integer(env, "PROVIDER_TIMEOUT_MS", 60_000, 100, 600_000),
+    bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
+    recordingUrlTtlSeconds: integer(env, "RECORDING_URL_TTL_SECONDS", 600, 1, 7 * 24 * 3600),
+    publicBaseUrl: optional(env, "PUBLIC_BASE_URL"),
+  };
+}

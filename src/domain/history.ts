@@ -1,0 +1,112 @@
+import type { ConversationsStore, MessageRecord, MessagesStore } from "../store/messages-store.js";
+import type { Caller } from "./credentials.js";
+import { assertThreadAccess } from "./credentials.js";
+import { decodeCursor, encodeCursor } from "./cursors.js";
+import type { ProjectService } from "./projects.js";
+import type { ThreadService } from "./threads.js";
+
+export interface MessageView {
+  message_id: string;
+  role: string;
+  message: string;
+  conversation_id: number;
+  timestamp: number;
+  extras: Record<string, unknown>;
+  conversation_end_time: string | null;
+}
+
+export interface SearchMatchView {
+  message_id: string;
+  prev_cursor: string | null;
+  next_cursor: string | null;
+  context: Omit<MessageView, "extras">[];
+}
+
+export function messageView(record: MessageRecord): MessageView {
+  return {
+    message_id: record.id,
+    role: record.role,
+    message: record.content,
+    conversation_id: record.conversation_id,
+    timestamp: record.created_at.getTime(),
+    extras: record.extras,
+    conversation_end_time: record.conversation_ended_at ? record.conversation_ended_at.toISOString() : null,
+  };
+}
+
+/** Keyset pages over the thread's messages (see cursors.ts) and substring search with context. */
+export class HistoryService {
+  constructor(
+    private readonly threads: ThreadService,
+    private readonly projects: ProjectService,
+    private readonly conversations: ConversationsStore,
+    private readonly messages: MessagesStore,
+  ) {}
+
+  async page(
+    caller: Caller,
+    threadId: string,
+    query: { cursor?: string; newer: boolean; limit: number },
+  ): Promise<{ messages: MessageView[]; pagination: { cursor: string | null }; is_locked: boolean }> {
+    assertThreadAccess(caller, threadId);
+    const thread = await this.threads.get(caller.organizationId, threadId);
+    const position = query.cursor === undefined ? null : decodeCursor("history", thread.id, query.cursor);
+    let page: MessageRecord[];
+    let cursor: string | null = null;
+    if (query.newer && position !== null) {
+      const rows = await this.messages.newerThan(thread.id, position, query.limit + 1);
+      page = rows.slice(0, query.limit);
+      if (rows.length > query.limit) cursor = encodeCursor("history", thread.id, page[page.length - 1]!.seq);
+    } else {
+      const rows = await this.messages.olderThanOrAt(thread.id, position, query.limit + 1);
+      page = rows.slice(0, query.limit).reverse();
+      if (rows.length > query.limit) cursor = encodeCursor("history", thread.id, page[0]!.seq - 1);
+    }
+    return { messages: page.map(messageView), pagination: { cursor }, is_locked: await this.isLocked(thread.organization_id, thread.id, thread.project_id) };
+  }
+
+  /** Locked when the applicable project locks on conversation end and the thread's latest conversation has ended. */
+  private async isLocked(organizationId: string, threadId: string, threadProjectId: string | null): Promise<boolean> {
+    const latest = await this.conversations.latest(threadId);
+    if (!latest || latest.ended_at === null) return false;
+    const projectId = latest.project_id ?? threadProjectId;
+    if (!projectId) return false;
+    const project = await this.projects.findById(organizationId, projectId);
+    if (!project) return false;
+    return (await this.projects.resolve(project)).config.conversation.lock_on_end;
+  }
+
+  async search(
+    caller: Caller,
+    threadId: string,
+    query: { query: string; cursor?: string; limit: number; context: number },
+  ): Promise<{ matches: SearchMatchView[]; pagination: { cursor: string | null } }> {
+    assertThreadAccess(caller, threadId);
+    const thread = await this.threads.get(caller.organizationId, threadId);
+    const before = query.cursor === undefined ? null : decodeCursor("search", thread.id, query.cursor);
+    const seqs = await this.messages.searchSeqs(thread.id, query.query, before, query.limit + 1);
+    const matches = seqs.slice(0, query.limit);
+    const lastSeq = await this.messages.lastSeq(thread.id);
+    const ranges = matches.map((seq): [number, number] => [Math.max(1, seq - query.context), Math.min(lastSeq, seq + query.context)]);
+    const bySeq = new Map((await this.messages.inRanges(thread.id, ranges)).map((record) => [record.seq, record]));
+    const views = matches.map((seq, index) => {
+      const [low, high] = ranges[index]!;
+      const context: Omit<MessageView, "extras">[] = [];
+      for (let s = low; s <= high; s += 1) {
+        const record = bySeq.get(s);
+        if (record) {
+          const { extras: _extras, ...rest } = messageView(record);
+          context.push(rest);
+        }
+      }
+      return {
+        message_id: bySeq.get(seq)?.id ?? "",
+        prev_cursor: low > 1 ? encodeCursor("history", thread.id, low - 1) : null,
+        next_cursor: high < lastSeq ? encodeCursor("history", thread.id, high) : null,
+        context,
+      };
+    });
+    const cursor = seqs.length > query.limit ? encodeCursor("search", thread.id, matches[matches.length - 1]!) : null;
+    return { matches: views, pagination: { cursor } };
+  }
+}

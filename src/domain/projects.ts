@@ -1,0 +1,109 @@
+import type { Db } from "../store/db.js";
+import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../store/projects-store.js";
+import { ConflictError, NotFoundError, valueError } from "./errors.js";
+import { uuidv7 } from "./ids.js";
+import { checkJsonSchema } from "./json-schema.js";
+import { splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import type { SecretBox } from "./secrets.js";
+
+export interface ResolvedProject {
+  project: ProjectRecord;
+  configVersionId: string;
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
+}
+
+export interface ProjectView {
+  id: string;
+  organization_id: string;
+  name: string;
+  config_version_id: string;
+  config: ProjectConfig & { agent: { api_key_set: boolean } };
+  versions: { id: string; version: number; created_at: string }[];
+}
+
+/** Projects and their immutable configuration versions; versions are cached since they never change. */
+export class ProjectService {
+  private readonly versionCache = new Map<string, ProjectConfig>();
+  private readonly secretCache = new Map<string, ProjectSecrets>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: ProjectsStore,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  async create(organizationId: string, name: string, input: ProjectConfigInput): Promise<{ id: string; name: string; config_version_id: string }> {
+    const { config, encryptedSecrets } = this.prepare(input, null);
+    const id = uuidv7();
+    const versionId = uuidv7();
+    const created = await this.db.transaction((tx) =>
+      this.store.create({ id, organizationId, name }, { id: versionId, config, encryptedSecrets }, tx),
+    );
+    if (!created) throw new ConflictError(`A project named "${name}" already exists`);
+    return { id, name, config_version_id: versionId };
+  }
+
+  /** A new version without `agent.api_key` keeps the key of the current version (keys are write-only). */
+  async publish(projectId: string, input: ProjectConfigInput): Promise<{ config_version_id: string }> {
+    const project = await this.store.findById(projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    const current = await this.store.findVersion(project.id, project.current_config_version_id);
+    const { config, encryptedSecrets } = this.prepare(input, current?.encrypted_secrets ?? null);
+    const versionId = uuidv7();
+    await this.db.transaction((tx) => this.store.addVersion(project.id, { id: versionId, config, encryptedSecrets }, tx));
+    return { config_version_id: versionId };
+  }
+
+  async view(projectId: string): Promise<ProjectView> {
+    const project = await this.store.findById(projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    const current = await this.store.findVersion(project.id, project.current_config_version_id);
+    if (!current) throw new NotFoundError("Project not found");
+    const versions = await this.store.listVersionIds(project.id);
+    return {
+      id: project.id,
+      organization_id: project.organization_id,
+      name: project.name,
+      config_version_id: current.id,
+      config: { ...current.config, agent: { ...current.config.agent, api_key_set: current.encrypted_secrets !== null } },
+      versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
+    };
+  }
+
+  async findByName(organizationId: string, name: string): Promise<ProjectRecord | undefined> {
+    return this.store.findByName(organizationId, name);
+  }
+
+  async findById(organizationId: string, id: string): Promise<ProjectRecord | undefined> {
+    return this.store.findById(id, organizationId);
+  }
+
+  /** The project's current version, or the version asked for (404 when it is not one of this project's). */
+  async resolve(project: ProjectRecord, configVersionId?: string): Promise<ResolvedProject> {
+    const versionId = configVersionId ?? project.current_config_version_id;
+    const cached = this.versionCache.get(versionId);
+    if (cached) return { project, configVersionId: versionId, config: cached, secrets: this.secretCache.get(versionId) ?? {} };
+    const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
+    if (!version) throw new NotFoundError("Configuration version not found");
+    const secrets = this.openSecrets(version);
+    this.versionCache.set(versionId, version.config);
+    this.secretCache.set(versionId, secrets);
+    return { project, configVersionId: versionId, config: version.config, secrets };
+  }
+
+  private openSecrets(version: ConfigVersionRecord): ProjectSecrets {
+    return version.encrypted_secrets ? (JSON.parse(this.secretBox.open(version.encrypted_secrets)) as ProjectSecrets) : {};
+  }
+
+  private prepare(input: ProjectConfigInput, previousSecrets: string | null): { config: ProjectConfig; encryptedSecrets: string | null } {
+    const schema = input.json_input?.schema;
+    if (schema) {
+      const problem = checkJsonSchema(schema);
+      if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
+    }
+    const { config, secrets } = splitSecrets(input);
+    const encryptedSecrets = secrets.agentApiKey ? this.secretBox.seal(JSON.stringify(secrets)) : previousSecrets;
+    return { config, encryptedSecrets };
+  }
+}

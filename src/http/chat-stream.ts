@@ -1,0 +1,67 @@
+import type { FastifyReply } from "fastify";
+import { mapError } from "./error-mapper.js";
+
+/**
+ * Writes a streamed reply as NDJSON (or SSE when the client asked for text/event-stream). Headers go out with the
+ * first token, so that a failure before any token is still an ordinary JSON error with its status code. Writes to a
+ * client that went away are dropped: the turn goes on and its reply is stored.
+ */
+export class ChatStream {
+  private index = 0;
+  private started = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly sse: boolean,
+  ) {}
+
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  token(token: string): void {
+    this.write("token", { token, index: this.index });
+    this.index += 1;
+  }
+
+  finish(final: unknown): void {
+    this.write("message", final);
+    this.end();
+  }
+
+  fail(error: unknown): void {
+    const mapped = mapError(error);
+    const body = mapped.body as { detail?: unknown };
+    this.write("error", { error: typeof body.detail === "string" ? body.detail : "Internal Server Error", status_code: mapped.status });
+    this.end();
+  }
+
+  private write(event: string, data: unknown): void {
+    if (!this.started) this.start();
+    const raw = this.reply.raw;
+    if (raw.destroyed || raw.writableEnded) return;
+    const json = JSON.stringify(data);
+    raw.write(this.sse ? `event: ${event}\ndata: ${json}\n\n` : `${json}\n`);
+  }
+
+  private start(): void {
+    this.started = true;
+    this.reply.hijack();
+    const raw = this.reply.raw;
+    raw.statusCode = 200;
+    raw.setHeader("content-type", this.sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson");
+    raw.setHeader("cache-control", "no-cache");
+    raw.setHeader("x-accel-buffering", "no");
+    raw.setHeader("x-request-id", String(this.reply.request.id));
+    raw.flushHeaders();
+  }
+
+  private end(): void {
+    const raw = this.reply.raw;
+    if (!raw.destroyed && !raw.writableEnded) raw.end();
+  }
+}
+
+export function wantsEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/event-stream\b/i.test(accept);
+}

@@ -1,0 +1,54 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Caller } from "../domain/credentials.js";
+
+/**
+ * Who may call a route: nobody needs credentials (`public`), the operator (`admin`), an organization's API key
+ * (`apiKey`), or an API key or the thread token of the thread named in the request (`thread`).
+ */
+export type Access = "public" | "admin" | "apiKey" | "thread";
+
+type CallerFor<A extends Access> = A extends "apiKey" | "thread" ? Caller : undefined;
+type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
+
+export interface HandlerContext<A extends Access, P, Q, B> {
+  caller: CallerFor<A>;
+  params: P;
+  query: Q;
+  body: B;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+/** A route declared as data: validation, the OpenAPI document and the auth check all come from this one object. */
+export interface RouteDefinition<
+  A extends Access = Access,
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  B extends TSchema | undefined = TSchema | undefined,
+> {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  url: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  access: A;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Documented (and serialized) responses by status; the first 2xx entry is the success status. */
+  responses: Record<number, TSchema>;
+  /** Set for routes whose handler writes the response itself (streams, binary files). */
+  raw?: boolean;
+  handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>>): Promise<unknown>;
+}
+
+/** Keeps each route's literal types while letting a file export a plain array of them. */
+export function defineRoute<
+  A extends Access,
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  B extends TSchema | undefined = undefined,
+>(definition: RouteDefinition<A, P, Q, B>): RouteDefinition {
+  return definition as unknown as RouteDefinition;
+}

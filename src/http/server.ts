@@ -1,0 +1,167 @@
+import fastifySwagger from "@fastify/swagger";
+import fastifySwaggerUi from "@fastify/swagger-ui";
+import { Type } from "@sinclair/typebox";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import FindMyWay from "find-my-way";
+import { randomUUID } from "node:crypto";
+import type { Authenticator, Caller } from "../domain/credentials.js";
+import { BadRequestError, RequestValidationError } from "../domain/errors.js";
+import { mapError } from "./error-mapper.js";
+import type { HttpMetrics } from "./metrics.js";
+import type { RouteDefinition } from "./route.js";
+import type { ValidationIssue } from "./validation/issues.js";
+import { parsePythonJson } from "./validation/python-json.js";
+import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
+
+export interface ServerOptions {
+  logger: FastifyBaseLogger;
+  bodyLimitBytes: number;
+  authenticator: Authenticator;
+  metrics: HttpMetrics;
+  routes: RouteDefinition[];
+}
+
+const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Starlette parses queries with parse_qsl(keep_blank_values=True); every value of every key is kept. */
+function parseQuery(text: string): Record<string, string[]> {
+  const result: Record<string, string[]> = {};
+  for (const [key, value] of new URLSearchParams(text)) (result[key] ??= []).push(value);
+  return result;
+}
+
+function parseJsonBody(_request: FastifyRequest, body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  let text: string;
+  try {
+    text = strictUtf8.decode(body);
+  } catch {
+    throw new BadRequestError("There was an error parsing the body");
+  }
+  const parsed = parsePythonJson(text);
+  if (!parsed.ok) throw new RequestValidationError([jsonInvalidIssue(parsed.pos, parsed.msg)]);
+  return parsed.value;
+}
+
+const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
+const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimitBytes,
+    exposeHeadRoutes: false,
+    routerOptions: { querystringParser: parseQuery },
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(() => () => true);
+  app.removeAllContentTypeParsers();
+  for (const jsonType of ["application/json", /^application\/[\w.+-]+\+json$/]) {
+    app.addContentTypeParser(jsonType, { parseAs: "buffer" }, async (request: FastifyRequest, body: Buffer | string) =>
+      parseJsonBody(request, Buffer.isBuffer(body) ? body : Buffer.from(body)),
+    );
+  }
+  // FastAPI validates a body of any other type as raw text, which a model then rejects with `model_attributes_type`.
+  app.addContentTypeParser("*", { parseAs: "string" }, async (_request: FastifyRequest, body: Buffer | string) =>
+    body === "" ? undefined : body.toString(),
+  );
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    options.metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = mapError(error);
+    if (mapped.status >= 500 && mapped.status !== 502 && mapped.status !== 503 && mapped.status !== 504) {
+      request.log.error({ err: error }, "request failed");
+    }
+    if (reply.sent || reply.raw.headersSent) return;
+    reply.code(mapped.status).headers(mapped.headers).send(mapped.body);
+  });
+
+  const router = FindMyWay();
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0] ?? "/";
+    const allowed = methods.filter((method) => router.find(method, path));
+    if (allowed.length > 0) {
+      return reply.code(405).header("allow", allowed.join(", ")).send({ detail: "Method Not Allowed" });
+    }
+    if (path.length > 1 && path.endsWith("/") && router.find(request.method as (typeof methods)[number], path.slice(0, -1))) {
+      const query = request.url.slice(path.length);
+      return reply.code(307).header("location", path.slice(0, -1) + query).send();
+    }
+    return reply.code(404).send({ detail: "Not Found" });
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Parley", version: "1.0.0", description: "Self-hostable conversational-AI service." },
+      components: { securitySchemes: { authorization: { type: "apiKey", in: "header", name: "Authorization" } } },
+    },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
+
+  for (const definition of options.routes) {
+    router.on(definition.method, definition.url, () => undefined);
+    registerRoute(app, definition, options.authenticator);
+  }
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  router.on("GET", "/openapi.json", () => undefined);
+  return app;
+}
+
+function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator): void {
+  const needsCaller = definition.access === "apiKey" || definition.access === "thread";
+  const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
+  app.route({
+    method: definition.method,
+    url: definition.url,
+    schema: {
+      tags: definition.tags,
+      summary: definition.summary,
+      ...(definition.description ? { description: definition.description } : {}),
+      ...(definition.params ? { params: definition.params } : {}),
+      ...(definition.query ? { querystring: definition.query } : {}),
+      ...(definition.body ? { body: definition.body } : {}),
+      ...(needsCaller ? { headers: authorizationHeader, security: [{ authorization: [] }] } : {}),
+      response: definition.responses,
+    },
+    handler: async (request, reply) => {
+      const issues: ValidationIssue[] = [];
+      let caller: Caller | undefined;
+      if (definition.access === "admin") {
+        await authenticator.admin(request.headers.authorization);
+      } else if (needsCaller) {
+        const header = request.headers.authorization;
+        if (header === undefined) issues.push(missingAuthorization);
+        else caller = await authenticator.caller(header, definition.access === "thread");
+      }
+      const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
+      const query = definition.query ? validatePart(definition.query, request.query, "query") : undefined;
+      const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
+      for (const part of [params, query, body]) if (part) issues.push(...part.issues);
+      if (issues.length > 0) throw new RequestValidationError(issues);
+      const result = await definition.handler({
+        caller,
+        params: params?.value,
+        query: query?.value,
+        body: body?.value,
+        request,
+        reply,
+      } as Parameters<RouteDefinition["handler"]>[0]);
+      if (definition.raw) return reply;
+      reply.code(successStatus);
+      return successStatus === 204 ? reply.send() : result;
+    },
+  });
+}

@@ -1,0 +1,48 @@
+import { Type } from "@sinclair/typebox";
+import { ServiceUnavailableError } from "../domain/errors.js";
+import type { Db } from "../store/db.js";
+import type { HttpMetrics } from "./metrics.js";
+import { defineRoute, type RouteDefinition } from "./route.js";
+import { Detail } from "./schemas.js";
+
+const Status = Type.Object({ status: Type.String() });
+
+export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "GET",
+      url: "/healthz",
+      tags: ["system"],
+      summary: "Liveness: the process answers",
+      access: "public",
+      responses: { 200: Status },
+      handler: async () => ({ status: "ok" }),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/readyz",
+      tags: ["system"],
+      summary: "Readiness: the database answers",
+      access: "public",
+      responses: { 200: Status, 503: Detail },
+      handler: async () => {
+        try {
+          await db.ping();
+        } catch {
+          throw new ServiceUnavailableError("Database unavailable");
+        }
+        return { status: "ok" };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/metrics",
+      tags: ["system"],
+      summary: "Prometheus metrics",
+      access: "public",
+      responses: { 200: Type.String() },
+      raw: true,
+      handler: async ({ reply }) => reply.type("text/plain; version=0.0.4").send(metrics.render()),
+    }),
+  ];
+}

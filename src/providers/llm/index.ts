@@ -1,0 +1,30 @@
+import type { ProjectConfig } from "../../domain/project-config.js";
+import { AnthropicProvider } from "./anthropic.js";
+import { BuiltinProvider } from "./builtin.js";
+import type { HttpProviderOptions } from "./http-provider.js";
+import { OpenAiProvider } from "./openai.js";
+import type { LlmProvider } from "./types.js";
+
+export { ProviderError } from "./types.js";
+export type { AgentTask, LlmProvider, LlmRequest, PromptMessage } from "./types.js";
+
+/**
+ * The adapter for a project's agent settings. Vendor adapters send the prompt the domain built as it is (its system
+ * messages included) and take only model, temperature, max_tokens and the endpoint from the settings; the built-in
+ * agent takes greeting, fallback and knowledge.
+ */
+export function createLlmProvider(
+  agent: ProjectConfig["agent"],
+  apiKey: string | undefined,
+  options: HttpProviderOptions,
+): LlmProvider {
+  const vendor = { baseUrl: agent.base_url, model: agent.model, temperature: agent.temperature, maxTokens: agent.max_tokens, apiKey };
+  switch (agent.provider) {
+    case "builtin":
+      return new BuiltinProvider(agent);
+    case "openai":
+      return new OpenAiProvider(vendor, options);
+    case "anthropic":
+      return new AnthropicProvider(vendor, options);
+  }
+}

@@ -1,0 +1,26 @@
+/** The one SQL dialect Parley speaks is PostgreSQL's; these interfaces hide whether PGlite or `pg` runs it. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+export type NotificationHandler = (payload: string) => void;
+
+export interface Db extends Queryable {
+  readonly kind: "pglite" | "postgres";
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A database failure that means "not reachable now" rather than "this request is wrong". */
+export function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "ENOTFOUND", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"].includes(code)) {
+      return true;
+    }
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i.test(error.message);
+}

@@ -1,0 +1,165 @@
+import type { Queryable } from "./db.js";
+
+export type Role = "user" | "assistant";
+
+export interface MessageRecord {
+  id: string;
+  seq: number;
+  conversation_id: number;
+  role: Role;
+  content: string;
+  extras: Record<string, unknown>;
+  created_at: Date;
+  conversation_ended_at: Date | null;
+}
+
+const messageColumns = `m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, c.ended_at AS conversation_ended_at`;
+const fromMessages = `FROM messages m JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id`;
+
+/** Messages are numbered per thread by `seq` (1, 2, 3… with no gaps): the total order every page and cursor uses. */
+export class MessagesStore {
+  constructor(private readonly db: Queryable) {}
+
+  /** Appends a message; the thread row's counter makes numbering atomic under concurrent writers. */
+  async append(
+    message: { id: string; threadId: string; conversationId: number; role: Role; content: string; extras: Record<string, unknown> },
+    tx: Queryable = this.db,
+  ): Promise<{ seq: number; created_at: Date }> {
+    const [row] = await tx.query<{ seq: number; created_at: Date }>(
+      `WITH next AS (UPDATE threads SET last_message_seq = last_message_seq + 1 WHERE id = $2 RETURNING last_message_seq)
+       INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
+       SELECT $1, $2, next.last_message_seq, $3, $4, $5, $6 FROM next
+       RETURNING seq, created_at`,
+      [message.id, message.threadId, message.conversationId, message.role, message.content, JSON.stringify(message.extras)],
+    );
+    if (!row) throw new Error(`thread ${message.threadId} vanished while appending a message`);
+    return row;
+  }
+
+  /** The latest `limit` messages of a conversation, oldest first. */
+  async latestOfConversation(threadId: string, conversationId: number, limit: number, tx: Queryable = this.db): Promise<MessageRecord[]> {
+    if (limit <= 0) return [];
+    const rows = await tx.query<MessageRecord>(
+      `SELECT ${messageColumns} ${fromMessages}
+        WHERE m.thread_id = $1 AND m.conversation_id = $2 ORDER BY m.seq DESC LIMIT $3`,
+      [threadId, conversationId, limit],
+    );
+    return rows.reverse();
+  }
+
+  /** Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. */
+  async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
+    return this.db.query<MessageRecord>(
+      `SELECT ${messageColumns} ${fromMessages}
+        WHERE m.thread_id = $1 AND ($2::bigint IS NULL OR m.seq <= $2) ORDER BY m.seq DESC LIMIT $3`,
+      [threadId, atMost, limit],
+    );
+  }
+
+  /** Up to `limit` messages with seq > `after`, oldest first. */
+  async newerThan(threadId: string, after: number, limit: number): Promise<MessageRecord[]> {
+    return this.db.query<MessageRecord>(
+      `SELECT ${messageColumns} ${fromMessages}
+        WHERE m.thread_id = $1 AND m.seq > $2 ORDER BY m.seq ASC LIMIT $3`,
+      [threadId, after, limit],
+    );
+  }
+
+  /** Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given. */
+  async searchSeqs(threadId: string, needle: string, before: number | null, limit: number): Promise<number[]> {
+    const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.db.query<{ seq: number }>(
+      `SELECT m.seq FROM messages m
+        WHERE m.thread_id = $1 AND m.content ILIKE $2 AND ($3::bigint IS NULL OR m.seq < $3)
+        ORDER BY m.seq DESC LIMIT $4`,
+      [threadId, pattern, before, limit],
+    );
+    return rows.map((row) => row.seq);
+  }
+
+  /** Every message whose seq lies in one of the inclusive ranges, oldest first. */
+  async inRanges(threadId: string, ranges: [number, number][]): Promise<MessageRecord[]> {
+    if (ranges.length === 0) return [];
+    return this.db.query<MessageRecord>(
+      `SELECT ${messageColumns} ${fromMessages}
+        WHERE m.thread_id = $1 AND EXISTS (
+          SELECT 1 FROM unnest($2::bigint[], $3::bigint[]) AS r(lo, hi) WHERE m.seq BETWEEN r.lo AND r.hi)
+        ORDER BY m.seq`,
+      [threadId, ranges.map((range) => range[0]), ranges.map((range) => range[1])],
+    );
+  }
+
+  async lastSeq(threadId: string): Promise<number> {
+    const [row] = await this.db.query<{ last_message_seq: number }>("SELECT last_message_seq FROM threads WHERE id = $1", [threadId]);
+    return row?.last_message_seq ?? 0;
+  }
+}
+
+export class ConversationsStore {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * The conversation the next message belongs to: the active one, or (when there is none, or `startNew`) a new one,
+   * numbered from 1 per thread. Runs inside the caller's transaction so that the thread row lock orders it.
+   */
+  async current(threadId: string, projectId: string | null, startNew: boolean, tx: Queryable): Promise<{ conversationId: number; opened: boolean }> {
+    const [thread] = await tx.query<{ active_conversation_id: number | null; last_conversation_id: number }>(
+      "SELECT active_conversation_id, last_conversation_id FROM threads WHERE id = $1 FOR UPDATE",
+      [threadId],
+    );
+    if (!thread) throw new Error(`thread ${threadId} vanished`);
+    if (thread.active_conversation_id !== null && !startNew) return { conversationId: thread.active_conversation_id, opened: false };
+    if (thread.active_conversation_id !== null) {
+      await tx.query("UPDATE conversations SET ended_at = clock_timestamp() WHERE thread_id = $1 AND conversation_id = $2", [
+        threadId,
+        thread.active_conversation_id,
+      ]);
+    }
+    const conversationId = thread.last_conversation_id + 1;
+    await tx.query("INSERT INTO conversations (thread_id, conversation_id, project_id) VALUES ($1, $2, $3)", [threadId, conversationId, projectId]);
+    await tx.query("UPDATE threads SET active_conversation_id = $2, last_conversation_id = $2 WHERE id = $1", [threadId, conversationId]);
+    return { conversationId, opened: true };
+  }
+
+  /** Ends the active conversation; returns its id, or null when none was active. */
+  async endActive(threadId: string, tx: Queryable = this.db): Promise<number | null> {
+    const [row] = await tx.query<{ conversation_id: number }>(
+      `WITH thread AS (SELECT active_conversation_id FROM threads WHERE id = $1 AND active_conversation_id IS NOT NULL FOR UPDATE),
+            ended AS (UPDATE conversations c SET ended_at = clock_timestamp() FROM thread
+                       WHERE c.thread_id = $1 AND c.conversation_id = thread.active_conversation_id RETURNING c.conversation_id)
+       UPDATE threads t SET active_conversation_id = NULL FROM ended WHERE t.id = $1 RETURNING ended.conversation_id`,
+      [threadId],
+    );
+    return row?.conversation_id ?? null;
+  }
+
+  /** The latest conversation of the thread with its project, or undefined when the thread has none. */
+  async latest(threadId: string): Promise<{ conversation_id: number; project_id: string | null; ended_at: Date | null } | undefined> {
+    const [row] = await this.db.query<{ conversation_id: number; project_id: string | null; ended_at: Date | null }>(
+      "SELECT conversation_id, project_id, ended_at FROM conversations WHERE thread_id = $1 ORDER BY conversation_id DESC LIMIT 1",
+      [threadId],
+    );
+    return row;
+  }
+}
+
+export class UsageStore {
+  constructor(private readonly db: Queryable) {}
+
+  /** Exact under concurrency: one atomic increment of numeric columns, price passed as a decimal string. */
+  async addBillableMessage(threadId: string, priceUsd: number, tx: Queryable = this.db): Promise<void> {
+    await tx.query(
+      "UPDATE threads SET billable_messages = billable_messages + 1, billable_message_cost = billable_message_cost + $2::numeric WHERE id = $1",
+      [threadId, String(priceUsd)],
+    );
+  }
+
+  /** Voice cost is computed in SQL from exact decimals: seconds / 60 × price per minute. */
+  async addVoice(threadId: string, seconds: number, pricePerMinuteUsd: number, tx: Queryable = this.db): Promise<void> {
+    await tx.query(
+      `UPDATE threads SET voice_seconds = voice_seconds + $2::numeric,
+              voice_cost = voice_cost + round($2::numeric / 60 * $3::numeric, 8) WHERE id = $1`,
+      [threadId, String(seconds), String(pricePerMinuteUsd)],
+    );
+  }
+}

@@ -1,0 +1,75 @@
+import pg from "pg";
+import type { Db, NotificationHandler, Queryable } from "./db.js";
+
+/** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
+function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
+  if (oid === pg.types.builtins.INT8) return (value: string) => Number(value);
+  return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
+}
+
+/** A real PostgreSQL through a connection pool: how Parley scales to several instances. */
+export function openPostgres(connectionString: string, poolSize: number): Db {
+  const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000, types: { getTypeParser } });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on("error", () => undefined);
+  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> => {
+    const result = await client.query(sql, params ? [...params] : undefined);
+    return result.rows as Row[];
+  };
+  let listener: pg.Client | undefined;
+  const handlers = new Map<string, Set<NotificationHandler>>();
+
+  async function listenerClient(): Promise<pg.Client> {
+    if (listener) return listener;
+    const client = new pg.Client({ connectionString, types: { getTypeParser } });
+    client.on("notification", (message) => {
+      for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? "");
+    });
+    client.on("error", () => {
+      listener = undefined;
+    });
+    await client.connect();
+    listener = client;
+    return client;
+  }
+
+  return {
+    kind: "postgres",
+    query: (sql, params) => run(pool, sql, params),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const tx: Queryable = { query: (sql, params) => run(client, sql, params) };
+        const result = await work(tx);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async listen(channel, handler) {
+      const client = await listenerClient();
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        await client.query(`LISTEN "${channel.replace(/"/g, "")}"`);
+      }
+      set.add(handler);
+      return async () => {
+        set.delete(handler);
+      };
+    },
+    async ping() {
+      await pool.query("SELECT 1");
+    },
+    async close() {
+      await listener?.end().catch(() => undefined);
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import type { Db } from "./db.js";
+
+/** Serializes the chats of one thread: a turn (user message, reply) never interleaves with another. */
+export interface ThreadLocks {
+  withLock<T>(threadId: string, work: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A FIFO per key inside this process, so that at most one waiter per thread asks the database. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.tails.set(key, tail);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+
+  get size(): number {
+    return this.tails.size;
+  }
+}
+
+/** PGlite is one process's database, so an in-process queue is the whole lock. */
+export class InProcessThreadLocks implements ThreadLocks {
+  private readonly queue = new KeyedQueue();
+
+  withLock<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    return this.queue.run(threadId, work);
+  }
+
+  async close(): Promise<void> {}
+}
+
+const unlockChannel = "parley_thread_unlocked";
+const leaseSeconds = 30;
+
+/**
+ * Across instances on one PostgreSQL, a lease on the thread row. It holds no pooled connection while a reply is
+ * generated (a thousand concurrent streams need no thousand connections), and it does not outlive a killed
+ * instance: the holder's liveness is vouched for by the backend pid of its instance's dedicated connection, and
+ * a lease whose backend is gone (the instance died) may be taken at once; the expiry covers a hung holder.
+ */
+export class PostgresThreadLocks implements ThreadLocks {
+  private readonly queue = new KeyedQueue();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private connection: Promise<{ client: pg.Client; pid: number }> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly connectionString: string,
+  ) {}
+
+  withLock<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    return this.queue.run(threadId, async () => {
+      const token = randomUUID();
+      await this.acquire(threadId, token);
+      const heartbeat = setInterval(() => {
+        void this.db
+          .query("UPDATE threads SET lock_until = now() + make_interval(secs => $3) WHERE id = $1 AND lock_token = $2", [threadId, token, leaseSeconds])
+          .catch(() => undefined);
+      }, (leaseSeconds * 1000) / 3);
+      try {
+        return await work();
+      } finally {
+        clearInterval(heartbeat);
+        await this.db
+          .query(`WITH released AS (UPDATE threads SET lock_token = NULL, lock_pid = NULL, lock_until = NULL WHERE id = $1 AND lock_token = $2 RETURNING id)
+                  SELECT pg_notify('${unlockChannel}', id) FROM released`, [threadId, token])
+          .catch(() => undefined);
+      }
+    });
+  }
+
+  private async acquire(threadId: string, token: string): Promise<void> {
+    const { pid } = await this.liveness();
+    for (let attempt = 0; ; attempt += 1) {
+      const woken = this.nextWake(threadId, Math.min(25 * 2 ** attempt, 500));
+      const rows = await this.db.query(
+        `UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
+          WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
+                OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = threads.lock_pid))
+          RETURNING id`,
+        [threadId, token, pid, leaseSeconds],
+      );
+      if (rows.length > 0) return;
+      await woken;
+    }
+  }
+
+  private nextWake(threadId: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(threadId);
+      if (!set) {
+        set = new Set();
+        this.waiters.set(threadId, set);
+      }
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(threadId);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      set.add(done);
+    });
+  }
+
+  private liveness(): Promise<{ client: pg.Client; pid: number }> {
+    this.connection ??= (async () => {
+      const client = new pg.Client({ connectionString: this.connectionString, application_name: "parley-liveness" });
+      client.on("error", () => {
+        this.connection = undefined;
+      });
+      client.on("notification", (message) => {
+        for (const wake of [...(this.waiters.get(message.payload ?? "") ?? [])]) wake();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${unlockChannel}`);
+      const [row] = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows;
+      return { client, pid: row!.pid };
+    })().catch((error: unknown) => {
+      this.connection = undefined;
+      throw error;
+    });
+    return this.connection;
+  }
+
+  async close(): Promise<void> {
+    const connection = await this.connection?.catch(() => undefined);
+    await connection?.client.end().catch(() => undefined);
+  }
+}

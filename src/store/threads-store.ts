@@ -1,0 +1,57 @@
+import type { Queryable } from "./db.js";
+
+export interface ThreadRecord {
+  id: string;
+  organization_id: string;
+  type: string;
+  alias: string | null;
+  timezone: string;
+  project_id: string | null;
+  context: Record<string, unknown>;
+  active_conversation_id: number | null;
+  last_conversation_id: number;
+  billable_messages: number;
+  billable_message_cost: string;
+  voice_seconds: string;
+  voice_cost: string;
+  created_at: Date;
+}
+
+const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
+  last_conversation_id, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
+
+export class ThreadsStore {
+  constructor(private readonly db: Queryable) {}
+
+  /** Inserts a thread; false when its alias is already taken in the organization. */
+  async create(thread: {
+    id: string;
+    organizationId: string;
+    type: string;
+    alias: string | null;
+    timezone: string;
+    projectId: string | null;
+    context: Record<string, unknown>;
+  }): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO threads (id, organization_id, type, alias, timezone, project_id, context)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
+      [thread.id, thread.organizationId, thread.type, thread.alias, thread.timezone, thread.projectId, JSON.stringify(thread.context)],
+    );
+    return rows.length > 0;
+  }
+
+  async find(organizationId: string, id: string, tx: Queryable = this.db): Promise<ThreadRecord | undefined> {
+    const [row] = await tx.query<ThreadRecord>(`SELECT ${threadColumns} FROM threads WHERE id = $1 AND organization_id = $2`, [id, organizationId]);
+    return row;
+  }
+
+  /** Shallow merge (later keys win) done in SQL, so concurrent inputs never overwrite each other's keys. */
+  async mergeContext(organizationId: string, id: string, patch: Record<string, unknown>): Promise<boolean> {
+    const rows = await this.db.query(
+      "UPDATE threads SET context = context || $3::jsonb WHERE id = $1 AND organization_id = $2 RETURNING id",
+      [id, organizationId, JSON.stringify(patch)],
+    );
+    return rows.length > 0;
+  }
+}

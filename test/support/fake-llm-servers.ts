@@ -1,0 +1,210 @@
+/**
+ * Fake model servers for tests and benchmarks: real HTTP on 127.0.0.1 at a random port, speaking the streaming
+ * protocol OpenAI (`POST /v1/chat/completions`) or Anthropic (`POST /v1/messages`) documents, scripted per request.
+ *
+ *   const server = await startFakeOpenAi({ chunks: ["Hel", "lo"] });
+ *   createLlmProvider({ ...agent, provider: "openai", base_url: server.url }, "sk-test", { timeoutMs: 2000 });
+ *   server.setBehaviour([{ status: 500 }, { chunks: ["ok"] }]); // the next request fails, later ones succeed
+ *   server.requests[0]?.body;                                   // what the adapter sent
+ *   await server.close();
+ *
+ * A behaviour array is a script: request n gets entry n, and the last entry repeats.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeBehaviour {
+  /** The reply text, one SSE event per chunk. Default: ["Hello", ", ", "world", "!"]. */
+  chunks?: string[];
+  /** Wait before the first text chunk; headers and the opening events (role delta, message_start) go out at once. */
+  firstChunkDelayMs?: number;
+  /** Wait between text chunks. */
+  chunkDelayMs?: number;
+  /** Answer with this HTTP status and the vendor's error body instead of a stream. */
+  status?: number;
+  /** The message in an error body or error event. */
+  errorMessage?: string;
+  /** After the text chunks, send the vendor's error event (`overloaded_error` / `server_error`) instead of the end. */
+  streamError?: boolean;
+  /** Destroy the connection after this many text chunks. */
+  cutAfterChunks?: number;
+  /** End the response cleanly after the text chunks but without the end marker (`[DONE]` / `message_stop`). */
+  omitEnd?: boolean;
+  /** Never answer, not even with headers. */
+  hang?: boolean;
+  /** Line ending of the SSE stream. Default "\n". */
+  lineEnding?: "\n" | "\r\n";
+  /** Write every event in two halves a few milliseconds apart (split at a byte, so UTF-8 characters may be cut). */
+  splitWrites?: boolean;
+}
+
+export interface CapturedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+}
+
+export interface FakeLlmServer {
+  /** The base URL to configure: `http://127.0.0.1:<port>/v1` for OpenAI, `http://127.0.0.1:<port>` for Anthropic. */
+  url: string;
+  requests: CapturedRequest[];
+  setBehaviour(behaviour: FakeBehaviour | FakeBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+type Vendor = "openai" | "anthropic";
+
+const DEFAULT_CHUNKS = ["Hello", ", ", "world", "!"];
+
+function sleep(ms: number): Promise<void> {
+  // Unreferenced, so a test process is not kept alive by a reply nobody waits for any more.
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function errorBody(vendor: Vendor, status: number, message: string): unknown {
+  if (vendor === "anthropic") {
+    const type = status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : "invalid_request_error";
+    return { type: "error", error: { type, message } };
+  }
+  const type = status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error";
+  return { error: { message, type, param: null, code: null } };
+}
+
+function openAiChunk(delta: Record<string, unknown>, finishReason: string | null): unknown {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+/** The events around the text, per vendor: what opens the stream, what carries one chunk, and what ends it. */
+const protocols = {
+  openai: {
+    opening: (): string[] => [`data: ${JSON.stringify(openAiChunk({ role: "assistant", content: "" }, null))}`, ": keep-alive"],
+    text: (chunk: string): string => `data: ${JSON.stringify(openAiChunk({ content: chunk }, null))}`,
+    ending: (): string[] => [`data: ${JSON.stringify(openAiChunk({}, "stop"))}`, "data: [DONE]"],
+    error: (message: string): string => `data: ${JSON.stringify({ error: { message, type: "server_error", code: null } })}`,
+  },
+  anthropic: {
+    opening: (): string[] => [
+      sse("message_start", {
+        type: "message_start",
+        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: "fake-model", stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } },
+      }),
+      sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+      sse("ping", { type: "ping" }),
+    ],
+    text: (chunk: string): string => sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: chunk } }),
+    ending: (): string[] => [
+      sse("content_block_stop", { type: "content_block_stop", index: 0 }),
+      sse("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 12 } }),
+      sse("message_stop", { type: "message_stop" }),
+    ],
+    error: (message: string): string => sse("error", { type: "error", error: { type: "overloaded_error", message } }),
+  },
+};
+
+function sse(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}`;
+}
+
+async function writeEvent(res: ServerResponse, event: string, behaviour: FakeBehaviour): Promise<void> {
+  const lineEnding = behaviour.lineEnding ?? "\n";
+  const bytes = Buffer.from(`${event.split("\n").join(lineEnding)}${lineEnding}${lineEnding}`);
+  if (!behaviour.splitWrites) {
+    res.write(bytes);
+    return;
+  }
+  const middle = Math.floor(bytes.length / 2);
+  res.write(bytes.subarray(0, middle));
+  await sleep(2);
+  if (!res.destroyed) res.write(bytes.subarray(middle));
+}
+
+/** Lets what was written reach the client first: destroying a socket drops writes still queued on it. */
+async function cut(res: ServerResponse): Promise<void> {
+  await new Promise<void>((resolve) => res.write("", () => resolve()));
+  await sleep(20);
+  res.destroy();
+}
+
+async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
+  if (behaviour.hang) return;
+  if (behaviour.status !== undefined) {
+    const body = errorBody(vendor, behaviour.status, behaviour.errorMessage ?? "fake upstream error");
+    res.writeHead(behaviour.status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    return;
+  }
+  const protocol = protocols[vendor];
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  for (const event of protocol.opening()) await writeEvent(res, event, behaviour);
+  const chunks = behaviour.chunks ?? DEFAULT_CHUNKS;
+  for (const [index, chunk] of chunks.entries()) {
+    const delay = index === 0 ? behaviour.firstChunkDelayMs : behaviour.chunkDelayMs;
+    if (delay) await sleep(delay);
+    if (res.destroyed) return;
+    if (behaviour.cutAfterChunks === index) return cut(res);
+    await writeEvent(res, protocol.text(chunk), behaviour);
+  }
+  if (behaviour.cutAfterChunks !== undefined && behaviour.cutAfterChunks >= chunks.length) return cut(res);
+  if (behaviour.streamError) await writeEvent(res, protocol.error(behaviour.errorMessage ?? "fake overload"), behaviour);
+  else if (!behaviour.omitEnd) for (const event of protocol.ending()) await writeEvent(res, event, behaviour);
+  res.end();
+}
+
+async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[]): Promise<FakeLlmServer> {
+  const path = vendor === "openai" ? "/v1/chat/completions" : "/v1/messages";
+  let script = Array.isArray(initial) ? initial : [initial];
+  let scriptStart = 0;
+  const requests: CapturedRequest[] = [];
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => {
+      const raw = Buffer.concat(parts).toString("utf8");
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // Kept as text: a test may want to see exactly what was sent.
+      }
+      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
+      if (req.method !== "POST" || req.url !== path) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(errorBody(vendor, 404, `no route ${req.url ?? ""}`)));
+        return;
+      }
+      const turn = requests.length - 1 - scriptStart;
+      const behaviour = script[Math.min(turn, script.length - 1)] ?? {};
+      reply(vendor, res, behaviour).catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: vendor === "openai" ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`,
+    requests,
+    setBehaviour(behaviour) {
+      script = Array.isArray(behaviour) ? behaviour : [behaviour];
+      scriptStart = requests.length;
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
+
+export function startFakeOpenAi(behaviour: FakeBehaviour | FakeBehaviour[] = {}): Promise<FakeLlmServer> {
+  return startFake("openai", behaviour);
+}
+
+export function startFakeAnthropic(behaviour: FakeBehaviour | FakeBehaviour[] = {}): Promise<FakeLlmServer> {
+  return startFake("anthropic", behaviour);
+}
