@@ -17,6 +17,7 @@ export interface Config {
   bodyLimitBytes: number;
   recordingUrlTtlSeconds: number;
   publicBaseUrl: string | undefined;
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +83,6 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     recordingUrlTtlSeconds: integer(env, "RECORDING_URL_TTL_SECONDS", 600, 1, 7 * 24 * 3600),
     publicBaseUrl: optional(env, "PUBLIC_BASE_URL"),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
   };
 }

@@ -9,6 +9,7 @@ import { mapError } from "./error-mapper.js";
 export class ChatStream {
   private index = 0;
   private started = false;
+  private clientGone = false;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -54,11 +55,16 @@ export class ChatStream {
     raw.setHeader("x-accel-buffering", "no");
     raw.setHeader("x-request-id", String(this.reply.request.id));
     raw.flushHeaders();
+    // The client hanging up half-closes the socket; it is destroyed at the end so it does not linger as keep-alive.
+    raw.socket?.once("end", () => {
+      this.clientGone = true;
+    });
   }
 
   private end(): void {
     const raw = this.reply.raw;
-    if (!raw.destroyed && !raw.writableEnded) raw.end();
+    if (this.clientGone) raw.destroy();
+    else if (!raw.destroyed && !raw.writableEnded) raw.end();
   }
 }
 

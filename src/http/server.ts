@@ -39,7 +39,14 @@ function parseJsonBody(_request: FastifyRequest, body: Buffer): unknown {
   } catch {
     throw new BadRequestError("There was an error parsing the body");
   }
-  const parsed = parsePythonJson(text);
+  let parsed: ReturnType<typeof parsePythonJson>;
+  try {
+    parsed = parsePythonJson(text);
+  } catch (error) {
+    // Python raises RecursionError on absurdly deep nesting, which FastAPI answers with 400; so do we.
+    if (error instanceof RangeError) throw new BadRequestError("There was an error parsing the body");
+    throw error;
+  }
   if (!parsed.ok) throw new RequestValidationError([jsonInvalidIssue(parsed.pos, parsed.msg)]);
   return parsed.value;
 }

@@ -5,7 +5,7 @@
  *   const server = await startFakeOpenAi({ chunks: ["Hel", "lo"] });
  *   createLlmProvider({ ...agent, provider: "openai", base_url: server.url }, "sk-test", { timeoutMs: 2000 });
  *   server.setBehaviour([{ status: 500 }, { chunks: ["ok"] }]); // the next request fails, later ones succeed
- *   server.requests[0]?.body;                                   // what the adapter sent
+ *   server.requests[0]?.json;                                   // what the adapter sent, parsed
  *   await server.close();
  *
  * A behaviour array is a script: request n gets entry n, and the last entry repeats.
@@ -42,8 +42,10 @@ export interface CapturedRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
-  /** The JSON body, or the raw text when it was not JSON. */
-  body: unknown;
+  /** The raw request body. */
+  body: string;
+  /** The body parsed as JSON, or undefined when it was not JSON. */
+  json: unknown;
 }
 
 export interface FakeLlmServer {
@@ -167,14 +169,14 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
     const parts: Buffer[] = [];
     req.on("data", (part: Buffer) => parts.push(part));
     req.on("end", () => {
-      const raw = Buffer.concat(parts).toString("utf8");
-      let body: unknown = raw;
+      const body = Buffer.concat(parts).toString("utf8");
+      let json: unknown;
       try {
-        body = JSON.parse(raw);
+        json = JSON.parse(body);
       } catch {
-        // Kept as text: a test may want to see exactly what was sent.
+        // Not JSON: `json` stays undefined and `body` shows exactly what was sent.
       }
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
+      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json });
       if (req.method !== "POST" || req.url !== path) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(errorBody(vendor, 404, `no route ${req.url ?? ""}`)));
         return;

@@ -33,6 +33,7 @@ export function testConfig(database: TestDatabase, overrides: Record<string, str
     ...testSecrets,
     DATA_DIR: "./.tmp/test-data",
     LOG_LEVEL: "silent",
+    SHUTDOWN_GRACE_MS: "500",
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...overrides,
   });

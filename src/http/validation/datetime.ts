@@ -12,6 +12,8 @@ const UNIX_0000 = -62_167_219_200;
 const UNIX_9999 = 253_402_300_799;
 const MS_WATERSHED = 20_000_000_000;
 const I64_MAX = 2n ** 63n - 1n;
+const BEFORE_0000 = "dates before 0000 are not supported as unix timestamps";
+const AFTER_9999 = "dates after 9999 are not supported as unix timestamps";
 const encoder = new TextEncoder();
 
 /** A parsed moment: its instant, and the year Python's `datetime` would hold (which may not be 0). */
@@ -141,7 +143,7 @@ function rfc3339Date(bytes: Uint8Array): Moment | string {
   return { epochMs: daysFromCivil(date) * 86_400_000, year: date.year };
 }
 
-/** speedate's `DateTime::from_timestamp_with_config`: seconds, or milliseconds past the watershed. */
+/** speedate's `DateTime::from_timestamp_with_config`: seconds, or milliseconds once the magnitude passes 2e10. */
 function fromTimestamp(timestamp: number, extraMicros: number): Moment | string {
   let seconds = timestamp;
   let micros = extraMicros;
@@ -151,19 +153,24 @@ function fromTimestamp(timestamp: number, extraMicros: number): Moment | string 
   }
   seconds += Math.floor(micros / 1_000_000);
   micros %= 1_000_000;
-  if (seconds < UNIX_0000) return "dates before 0000 are not supported as unix timestamps";
-  if (seconds > UNIX_9999) return "dates after 9999 are not supported as unix timestamps";
+  if (seconds < UNIX_0000) return BEFORE_0000;
+  if (seconds > UNIX_9999) return AFTER_9999;
   const epochMs = seconds * 1000 + Math.floor(micros / 1000);
   return { epochMs, year: new Date(epochMs).getUTCFullYear() };
 }
 
-/** speedate's float timestamps: normalised to seconds, then split into whole seconds and rounded microseconds. */
-function fromFloatTimestamp(timestamp: number): Moment | string {
-  const normalized = Math.abs(timestamp) > MS_WATERSHED ? timestamp / 1000 : timestamp;
-  // Rust's `as i64` saturates, so the infinities end in the range errors.
-  if (!Number.isFinite(normalized)) return fromTimestamp(Math.sign(normalized) * Number(I64_MAX), 0);
-  const seconds = Math.floor(normalized);
-  return fromTimestamp(seconds, Math.round((normalized - seconds) * 1_000_000));
+/**
+ * A float timestamp; both ways were measured on pydantic. A JSON number keeps its floor in its own
+ * unit and adds the fraction's absolute value (so -1.25 is -1.75 s). A numeric string is first
+ * scaled to seconds, rounded above its floor, and then meets the milliseconds watershed again.
+ */
+function fromFloatTimestamp(timestamp: number, source: "number" | "string"): Moment | string {
+  const milliseconds = Math.abs(timestamp) > MS_WATERSHED;
+  if (!Number.isFinite(timestamp)) return timestamp > 0 ? AFTER_9999 : BEFORE_0000;
+  if (source === "number") return fromTimestamp(Math.floor(timestamp), Math.round(Math.abs(timestamp % 1) * (milliseconds ? 1000 : 1_000_000)));
+  const seconds = milliseconds ? timestamp / 1000 : timestamp;
+  const whole = Math.floor(seconds);
+  return fromTimestamp(whole, Math.round((seconds - whole) * 1_000_000));
 }
 
 /** speedate's `float_parse_bytes`: an i64, or (only when the text has a `.`) a float; undefined otherwise. */
@@ -187,7 +194,7 @@ function fromString(text: string): Outcome {
   const direct = rfc3339DateTime(bytes);
   if (direct !== undefined) return finish(direct);
   const number = numericText(text);
-  const timestamp = number === undefined ? undefined : number.integer ? fromTimestamp(number.value, 0) : fromFloatTimestamp(number.value);
+  const timestamp = number === undefined ? undefined : number.integer ? fromTimestamp(number.value, 0) : fromFloatTimestamp(number.value, "string");
   if (timestamp !== undefined && typeof timestamp !== "string") return finish(timestamp);
   const date = rfc3339Date(bytes);
   if (typeof date !== "string") return finish(date);
@@ -198,7 +205,7 @@ function fromString(text: string): Outcome {
 
 function fromNumber(value: number): Outcome {
   if (Number.isNaN(value)) return parsingError("NaN values not permitted");
-  const moment = Number.isInteger(value) ? fromTimestamp(value, 0) : fromFloatTimestamp(value);
+  const moment = Number.isInteger(value) ? fromTimestamp(value, 0) : fromFloatTimestamp(value, "number");
   return typeof moment === "string" ? parsingError(moment) : finish(moment);
 }
 

@@ -2,17 +2,20 @@ import { fail, ok, type Outcome } from "./outcome.js";
 import { numberKeyword, stringKeyword, type SchemaNode } from "./schema-node.js";
 
 // Rust's `str::trim` strips Unicode White_Space, a slightly different set from JavaScript's `trim`.
-const RUST_WHITESPACE = /^[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const WHITE_SPACE = "[\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+";
+const RUST_WHITESPACE = new RegExp(`^${WHITE_SPACE}|${WHITE_SPACE}$`, "g");
 const JSON_INT = /^-?(?:0|[1-9][0-9]*)$/;
 const RUST_FLOAT = /^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)$/i;
 const FALSE_WORDS = new Set(["f", "n", "no", "off", "false"]);
 const TRUE_WORDS = new Set(["t", "y", "on", "yes", "true"]);
 const patterns = new Map<string, RegExp>();
 
-function plural(count: number): string {
+/** pydantic's `{expected_plural}`: empty for exactly one. */
+export function plural(count: number): string {
   return count === 1 ? "" : "s";
 }
 
+/** Python's `repr` of a str, escaping what Python escapes in the ASCII range. */
 function pythonStringRepr(text: string): string {
   const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
   let body = "";
@@ -31,7 +34,6 @@ function pythonStringRepr(text: string): string {
 function pythonRepr(value: unknown): string {
   if (typeof value === "string") return pythonStringRepr(value);
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (value === null) return "None";
   return String(value);
 }
 
@@ -42,9 +44,17 @@ function expectedRepr(choices: readonly unknown[]): string {
   return reprs.length === 0 ? last : `${reprs.join(", ")} or ${last}`;
 }
 
-/** `Literal[...]` (type `literal_error`) or an Enum (type `enum`): the input must be one of the values. */
+/** Python's `==` on JSON scalars, where `True == 1` and `False == 0`. */
+function pythonEquals(left: unknown, right: unknown): boolean {
+  const numeric = (value: unknown): boolean => typeof value === "number" || typeof value === "boolean";
+  if (typeof left === "boolean" || typeof right === "boolean") return numeric(left) && numeric(right) && Number(left) === Number(right);
+  return left === right;
+}
+
+/** `Literal[...]` (type `literal_error`) or an Enum (type `enum`): the value is the choice the input equals. */
 export function validateChoice(choices: readonly unknown[], input: unknown, type: "literal_error" | "enum"): Outcome {
-  if (choices.some((choice) => choice === input)) return ok(input);
+  const match = choices.find((choice) => pythonEquals(choice, input));
+  if (match !== undefined) return ok(match);
   const expected = expectedRepr(choices);
   return fail(type, `Input should be ${expected}`, { expected });
 }
@@ -76,16 +86,19 @@ export function validateString(schema: SchemaNode, input: unknown): Outcome {
   return ok(input);
 }
 
-/** pydantic-core checks le, lt, ge, gt in that order; messages print numbers as Rust's Display does. */
+/**
+ * pydantic-core checks le, lt, ge, gt in that order, and rejects NaN under any bound (pydantic-core
+ * #1037). Messages print numbers as Rust's Display does, which for these values is `String(n)`.
+ */
 function checkBounds(schema: SchemaNode, value: number): Outcome {
   const le = numberKeyword(schema, "maximum");
-  if (le !== undefined && value > le) return fail("less_than_equal", `Input should be less than or equal to ${le}`, { le });
+  if (le !== undefined && !(value <= le)) return fail("less_than_equal", `Input should be less than or equal to ${le}`, { le });
   const lt = numberKeyword(schema, "exclusiveMaximum");
-  if (lt !== undefined && value >= lt) return fail("less_than", `Input should be less than ${lt}`, { lt });
+  if (lt !== undefined && !(value < lt)) return fail("less_than", `Input should be less than ${lt}`, { lt });
   const ge = numberKeyword(schema, "minimum");
-  if (ge !== undefined && value < ge) return fail("greater_than_equal", `Input should be greater than or equal to ${ge}`, { ge });
+  if (ge !== undefined && !(value >= ge)) return fail("greater_than_equal", `Input should be greater than or equal to ${ge}`, { ge });
   const gt = numberKeyword(schema, "exclusiveMinimum");
-  if (gt !== undefined && value <= gt) return fail("greater_than", `Input should be greater than ${gt}`, { gt });
+  if (gt !== undefined && !(value > gt)) return fail("greater_than", `Input should be greater than ${gt}`, { gt });
   return ok(value);
 }
 
@@ -153,6 +166,7 @@ function toInteger(input: unknown): Outcome {
   if (typeof input !== "number") return fail("int_type", "Input should be a valid integer");
   if (!Number.isFinite(input)) return fail("finite_number", "Input should be a finite number");
   if (!Number.isInteger(input)) return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
+  if (Math.abs(input) >= 2 ** 63) return fail("int_parsing_size", "Unable to parse input string as an integer, exceeded maximum size");
   return ok(input === 0 ? 0 : input);
 }
 
@@ -199,7 +213,7 @@ export function validateBoolean(input: unknown): Outcome {
     const value = stringToBoolean(input);
     return value === undefined ? parsing : ok(value);
   }
-  // Numbers go through `float_as_int` first: a fractional or non-finite one is a type error, not a parsing one.
-  if (typeof input === "number" && Number.isInteger(input)) return input === 0 || input === 1 ? ok(input === 1) : parsing;
+  // Numbers go through `float_as_int` first: a fractional, non-finite or beyond-i64 one is a type error.
+  if (typeof input === "number" && Number.isInteger(input) && Math.abs(input) < 2 ** 63) return input === 0 || input === 1 ? ok(input === 1) : parsing;
   return fail("bool_type", "Input should be a valid boolean");
 }

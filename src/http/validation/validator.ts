@@ -3,7 +3,7 @@ import { validateDateTime } from "./datetime.js";
 import type { Loc, RequestPart, ValidationIssue } from "./issues.js";
 import type { LeafError, Outcome } from "./outcome.js";
 import { isPlainObject, setOwn } from "./plain-object.js";
-import { validateBoolean, validateChoice, validateInteger, validateNumber, validateString } from "./scalars.js";
+import { plural, validateBoolean, validateChoice, validateInteger, validateNumber, validateString } from "./scalars.js";
 import { isSchemaNode, numberKeyword, requiredNames, schemaKeyword, schemaList, schemaProperties, type SchemaNode } from "./schema-node.js";
 import { validateUuid } from "./uuid.js";
 
@@ -40,34 +40,34 @@ function defaultOf(schema: SchemaNode): unknown {
   return structuredClone(schema["default"]);
 }
 
-/** A model's fields, or a request part's parameters: present ones validated, absent ones defaulted or missing. */
+/**
+ * A model's fields, or a request part's parameters: present ones validated, absent ones defaulted
+ * or missing; with `additionalProperties: false`, each given entry that is not a property is extra.
+ */
 function validateFields(
   schema: SchemaNode,
   loc: Loc,
   read: (name: string, property: SchemaNode) => unknown,
   missingInput: unknown,
-  extras: [string, unknown][],
+  given: () => [string, unknown][],
   issues: ValidationIssue[],
 ): Record<string, unknown> {
+  const properties = schemaProperties(schema);
   const required = requiredNames(schema);
   const output: Record<string, unknown> = {};
-  for (const [name, property] of schemaProperties(schema)) {
+  for (const [name, property] of properties) {
     const input = read(name, property);
     if (input !== undefined) setOwn(output, name, validate(property, input, [...loc, name], issues));
     else if ("default" in property) setOwn(output, name, defaultOf(property));
     else if (required.has(name)) issues.push(missing([...loc, name], missingInput));
   }
   if (schema["additionalProperties"] === false) {
-    for (const [name, input] of extras) {
-      issues.push({ type: "extra_forbidden", loc: [...loc, name], msg: "Extra inputs are not permitted", input });
+    const declared = new Set(properties.map(([name]) => name));
+    for (const [name, input] of given()) {
+      if (!declared.has(name)) issues.push({ type: "extra_forbidden", loc: [...loc, name], msg: "Extra inputs are not permitted", input });
     }
   }
   return output;
-}
-
-function extrasOf(schema: SchemaNode, entries: [string, unknown][]): [string, unknown][] {
-  const declared = new Set(schemaProperties(schema).map(([name]) => name));
-  return entries.filter(([name]) => !declared.has(name));
 }
 
 function validateModel(schema: SchemaNode, input: unknown, loc: Loc, issues: ValidationIssue[]): unknown {
@@ -77,7 +77,7 @@ function validateModel(schema: SchemaNode, input: unknown, loc: Loc, issues: Val
     return input;
   }
   const read = (name: string): unknown => (Object.hasOwn(input, name) ? input[name] : undefined);
-  return validateFields(schema, loc, read, input, extrasOf(schema, Object.entries(input)), issues);
+  return validateFields(schema, loc, read, input, () => Object.entries(input), issues);
 }
 
 function validateDict(schema: SchemaNode, input: unknown, loc: Loc, issues: ValidationIssue[]): unknown {
@@ -100,7 +100,7 @@ function validateList(schema: SchemaNode, input: unknown, loc: Loc, issues: Vali
   // pydantic-core stops at the first item past max_length and reports only that.
   const max = numberKeyword(schema, "maxItems");
   if (max !== undefined && input.length > max) {
-    const msg = `List should have at most ${max} item${max === 1 ? "" : "s"} after validation, not ${input.length}`;
+    const msg = `List should have at most ${max} item${plural(max)} after validation, not ${input.length}`;
     issues.push({ type: "too_long", loc, msg, input, ctx: { field_type: "List", max_length: max, actual_length: input.length } });
     return input;
   }
@@ -109,7 +109,7 @@ function validateList(schema: SchemaNode, input: unknown, loc: Loc, issues: Vali
   const output = input.map((item: unknown, index) => validate(items, item, [...loc, index], issues));
   const min = numberKeyword(schema, "minItems");
   if (issues.length === before && min !== undefined && output.length < min) {
-    const msg = `List should have at least ${min} item${min === 1 ? "" : "s"} after validation, not ${output.length}`;
+    const msg = `List should have at least ${min} item${plural(min)} after validation, not ${output.length}`;
     issues.push({ type: "too_short", loc, msg, input, ctx: { field_type: "List", min_length: min, actual_length: output.length } });
   }
   return output;
@@ -193,8 +193,8 @@ function validateParameters(schema: SchemaNode, raw: unknown, part: Exclude<Requ
     if (values === undefined || isSequence(property)) return values;
     return values.at(part === "query" ? -1 : 0);
   };
-  const extras = extrasOf(schema, [...given].map(([name, values]): [string, unknown] => [name, values.length === 1 ? values[0] : values]));
-  return validateFields(schema, [part], read, null, extras, issues);
+  const entries = (): [string, unknown][] => [...given].map(([name, values]) => [name, values.length === 1 ? values[0] : values]);
+  return validateFields(schema, [part], read, null, entries, issues);
 }
 
 /**

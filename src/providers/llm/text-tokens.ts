@@ -11,7 +11,7 @@ const STOP_WORDS = new Set(
     "under until up us very was we were what when where which while who whom why will with would you your yours " +
     "hi hello hey please thanks thank ok okay " +
     // What splitting on the apostrophe leaves of contractions: "I'm", "don't", "we'll", "you've", "hasn't", "it's".
-    "m t ll ve d s re don doesn didn isn aren wasn weren hasn haven hadn won wouldn couldn shouldn can"
+    "m t ll ve d s re don doesn didn isn aren wasn weren hasn haven hadn won wouldn couldn shouldn"
   ).split(" "),
 );
 

@@ -72,9 +72,9 @@ describe("the anthropic adapter", () => {
   after(() => server.close());
 
   it("sends the key and API version headers to {base_url}/v1/messages", async () => {
-    const before = server.requests.length;
+    const earlier = server.requests.length;
     await collect(new AnthropicProvider({ ...settings, baseUrl: server.url }, options).stream(request));
-    const sent = server.requests[before];
+    const sent = server.requests[earlier];
     assert.equal(sent?.path, "/v1/messages");
     assert.equal(sent?.headers["x-api-key"], "ak-secret");
     assert.equal(sent?.headers["anthropic-version"], "2023-06-01");

@@ -91,39 +91,39 @@ for (const harness of harnesses) {
     });
 
     it("sends model, temperature, max_tokens and the system prompt as the vendor expects", async () => {
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       await collect(harness.create(server.url, fast).stream(request));
-      const sent = server.requests[before];
+      const sent = server.requests[earlier];
       assert.ok(sent);
-      harness.assertBody(sent.body);
+      harness.assertBody(sent.json);
     });
 
     it("retries once after an upstream 500 and then succeeds", async () => {
       server.setBehaviour([{ status: 500 }, { chunks: ["second ", "try"] }]);
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const deltas = await collect(harness.create(server.url, fast).stream(request));
       assert.equal(deltas.join(""), "second try");
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server.requests.length - earlier, 2);
     });
 
     it("fails with a retryable ProviderError when rate limited twice", async () => {
       server.setBehaviour({ status: 429, errorMessage: "slow down" });
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const error = await failureOf(harness.create(server.url, fast).stream(request));
       assert.equal(error.options.status, 429);
       assert.equal(error.options.retryable, true);
       assert.match(error.message, /429.*slow down/);
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server.requests.length - earlier, 2);
     });
 
     it("does not retry a 400 and reports the vendor's message", async () => {
       server.setBehaviour({ status: 400, errorMessage: "max_tokens is too large" });
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const error = await failureOf(harness.create(server.url, fast).stream(request));
       assert.equal(error.options.status, 400);
       assert.equal(error.options.retryable, false);
       assert.match(error.message, /max_tokens is too large/);
-      assert.equal(server.requests.length - before, 1);
+      assert.equal(server.requests.length - earlier, 1);
     });
 
     it("never echoes the API key from an upstream error body", async () => {
@@ -136,19 +136,19 @@ for (const harness of harnesses) {
 
     it("waits for a slow first token that arrives within the budget", async () => {
       server.setBehaviour({ firstChunkDelayMs: 150, chunks: ["late ", "but fine"] });
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const deltas = await collect(harness.create(server.url, { timeoutMs: 2_000, firstTokenTimeoutMs: 1_000 }).stream(request));
       assert.equal(deltas.join(""), "late but fine");
-      assert.equal(server.requests.length - before, 1);
+      assert.equal(server.requests.length - earlier, 1);
     });
 
     it("times out when the first token comes later than its budget, after one retry", async () => {
       server.setBehaviour({ firstChunkDelayMs: 5_000 });
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const started = Date.now();
       const error = await failureOf(harness.create(server.url, { timeoutMs: 400, retryDelayMs: 10 }).stream(request));
       assert.equal(error.options.timedOut, true);
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server.requests.length - earlier, 2);
       assert.ok(Date.now() - started < 1_500, "the overall budget bounds the call, retry included");
     });
 
@@ -160,12 +160,12 @@ for (const harness of harnesses) {
 
     it("fails after yielding some deltas when the connection is cut mid-stream, without retrying", async () => {
       server.setBehaviour({ chunks: ["one ", "two ", "three"], cutAfterChunks: 2 });
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const deltas: string[] = [];
       const error = await failureOf(harness.create(server.url, fast).stream(request), deltas);
       assert.deepEqual(deltas, ["one ", "two "]);
       assert.equal(error.options.retryable, true);
-      assert.equal(server.requests.length - before, 1);
+      assert.equal(server.requests.length - earlier, 1);
     });
 
     it("treats a stream that ends cleanly without its end marker as a failure, not a short answer", async () => {
@@ -186,10 +186,10 @@ for (const harness of harnesses) {
 
     it("retries an error event that arrives before any text", async () => {
       server.setBehaviour([{ chunks: [], streamError: true }, { chunks: ["recovered"] }]);
-      const before = server.requests.length;
+      const earlier = server.requests.length;
       const deltas = await collect(harness.create(server.url, fast).stream(request));
       assert.equal(deltas.join(""), "recovered");
-      assert.equal(server.requests.length - before, 2);
+      assert.equal(server.requests.length - earlier, 2);
     });
 
     it("stops streaming when the caller aborts", async () => {

@@ -25,18 +25,18 @@ describe("the openai adapter", () => {
   after(() => server.close());
 
   it("sends the key as a bearer token to {base_url}/chat/completions", async () => {
-    const before = server.requests.length;
+    const earlier = server.requests.length;
     await collect(new OpenAiProvider({ ...settings, baseUrl: server.url, apiKey: "sk-local" }, options).stream(request));
-    const sent = server.requests[before];
+    const sent = server.requests[earlier];
     assert.equal(sent?.path, "/v1/chat/completions");
     assert.equal(sent?.headers["authorization"], "Bearer sk-local");
     assert.equal(sent?.headers["content-type"], "application/json");
   });
 
   it("sends no authorization header when the project has no key, as local servers expect", async () => {
-    const before = server.requests.length;
+    const earlier = server.requests.length;
     await collect(new OpenAiProvider({ ...settings, baseUrl: server.url }, options).stream(request));
-    assert.equal(server.requests[before]?.headers["authorization"], undefined);
+    assert.equal(server.requests[earlier]?.headers["authorization"], undefined);
   });
 
   it("joins the base URL without doubling a trailing slash and leaves out an empty model", async () => {

@@ -1,0 +1,89 @@
+import { Type } from "@sinclair/typebox";
+import type { CallService } from "../domain/calls.js";
+import { assertThreadAccess } from "../domain/credentials.js";
+import { defineRoute, type RouteDefinition } from "./route.js";
+import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
+import { isPlainObject } from "./validation/plain-object.js";
+
+const PhoneCall = Type.Object({
+  id: Type.String(),
+  call_type: Type.String(),
+  status: Type.String(),
+  to_number: Nullable(Type.String()),
+  from_number: Nullable(Type.String()),
+  scheduled_for: Nullable(Type.String()),
+  start_timestamp: Nullable(Type.Integer({ description: "Unix seconds" })),
+  end_timestamp: Nullable(Type.Integer({ description: "Unix seconds" })),
+  duration_ms: Nullable(Type.Integer()),
+});
+
+/** The validator turns `format: "date-time"` strings into Dates; the static type still says string. */
+export function asDate(value: string | Date): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
+export function voiceRoutes(calls: CallService): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: "POST",
+      url: "/voice/:thread_id/phone-call",
+      tags: ["voice"],
+      summary: "Create a phone call for a thread, now or at `scheduled_for`",
+      description:
+        "`callee` in E.164 or an international format with its country code. A project with several phone numbers needs " +
+        "`voice_provider_account_id`. One active (queued, scheduled or ongoing) phone call per thread: a second is 409.",
+      access: "apiKey",
+      params: ThreadIdParams,
+      body: Type.Object({
+        callee: Type.String({ maxLength: 64 }),
+        project_id: Type.String({ format: "uuid" }),
+        scheduled_for: Type.Optional(Nullable(Type.String({ format: "date-time", description: "ISO 8601; must be in the future" }))),
+        verification_code: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
+        appointment_opening_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
+        voice_provider_account_id: Type.Optional(Nullable(Type.String({ format: "uuid" }))),
+      }),
+      responses: withErrors({ 200: PhoneCall }, [404, 409, 502]),
+      handler: async ({ caller, params, body, request }) =>
+        calls.createPhoneCall(caller.organizationId, params.thread_id, {
+          callee: body.callee,
+          projectId: body.project_id,
+          ...(body.scheduled_for ? { scheduledFor: { at: asDate(body.scheduled_for), input: isPlainObject(request.body) ? request.body["scheduled_for"] : undefined } } : {}),
+          ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),
+        }),
+    }),
+    defineRoute({
+      method: "DELETE",
+      url: "/voice/:thread_id/phone-call",
+      tags: ["voice"],
+      summary: "End the thread's active phone call",
+      description: "An ongoing call ends as `manual_stopped`; a scheduled or queued one is cancelled (`cancelled`).",
+      access: "apiKey",
+      params: ThreadIdParams,
+      responses: withErrors({ 200: Type.Object({ response: Type.String() }) }, [404]),
+      handler: async ({ caller, params }) => calls.endPhoneCall(caller.organizationId, params.thread_id),
+    }),
+    defineRoute({
+      method: "POST",
+      url: "/voice/:thread_id/web-call",
+      tags: ["voice"],
+      summary: "Create a web call for a thread",
+      description:
+        "The call is queued; when it is ready the thread's events WebSocket (`GET /threads/{thread_id}/events`) delivers " +
+        "`{\"type\":\"web_call.ready\",\"call_id\",\"access_token\",\"seq\"}`, and the client joins `GET /calls/{call_id}/ws?token=…`.",
+      access: "thread",
+      params: ThreadIdParams,
+      body: Type.Object({
+        project_id: Type.String({ format: "uuid" }),
+        voice_provider_account_id: Type.Optional(Nullable(Type.String({ format: "uuid" }))),
+      }),
+      responses: withErrors({ 200: Type.Object({ status: Type.String(), message: Type.String() }) }, [404, 502]),
+      handler: async ({ caller, params, body }) => {
+        assertThreadAccess(caller, params.thread_id);
+        return calls.createWebCall(caller.organizationId, params.thread_id, {
+          projectId: body.project_id,
+          ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),
+        });
+      },
+    }),
+  ];
+}

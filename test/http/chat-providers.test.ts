@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { forEachDatabase, type Harness } from "../support/harness.js";
+import { startFakeAnthropic, startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
+
+interface HistoryPage {
+  messages: { role: string; message: string }[];
+}
+
+async function history(h: Harness, apiKey: string, threadId: string): Promise<HistoryPage["messages"]> {
+  return (await h.request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } })).json<HistoryPage>().messages;
+}
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("condition not reached");
+}
+
+forEachDatabase(
+  "POST /chat through vendor model providers",
+  (h) => {
+    let openai: FakeLlmServer;
+    let anthropic: FakeLlmServer;
+    before(async () => {
+      openai = await startFakeOpenAi();
+      anthropic = await startFakeAnthropic();
+    });
+    after(async () => {
+      await openai.close();
+      await anthropic.close();
+    });
+
+    async function setup(provider: "openai" | "anthropic", agent: Record<string, unknown> = {}) {
+      const server = provider === "openai" ? openai : anthropic;
+      const { apiKey } = await h().organization({
+        agent: { provider, model: "test-model", base_url: server.url, api_key: "vendor-key", system_prompt: "Serve {{name}} kindly.", ...agent },
+        pricing: { message_usd: 0.01 },
+      });
+      const threadId = await h().thread(apiKey, { timezone: "Asia/Tokyo", json_input: '{"name":"Ada"}' });
+      return { apiKey, threadId, server };
+    }
+
+    function chat(apiKey: string, payload: Record<string, unknown>) {
+      return h().request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { service_config_name: "support", ...payload } });
+    }
+
+    for (const provider of ["openai", "anthropic"] as const) {
+      test(`${provider}: the reply streams from the vendor and the prompt carries context, timezone and history`, async () => {
+        const { apiKey, threadId, server } = await setup(provider, { max_history_messages: 2 });
+        server.setBehaviour({ chunks: ["Hello", " Ada", "!"] });
+        await chat(apiKey, { thread_id: threadId, message: "first" });
+        await chat(apiKey, { thread_id: threadId, message: "second" });
+        const before = server.requests.length;
+        const streamed = await chat(apiKey, { thread_id: threadId, message: "third", streaming: true });
+        const lines = streamed.body.trim().split("\n").map((line) => JSON.parse(line) as { token?: string; message?: string });
+        assert.deepEqual(lines.slice(0, -1).map((line) => line.token), ["Hello", " Ada", "!"]);
+        assert.equal(lines.at(-1)!.message, "Hello Ada!");
+        const sent = server.requests[before]!;
+        const body = sent.json as { model: string; messages: { role: string; content: string }[]; system?: string };
+        assert.equal(body.model, "test-model");
+        const system = provider === "openai" ? body.messages[0]!.content : String(body.system);
+        assert.match(system, /Serve Ada kindly\./);
+        assert.match(system, /Asia\/Tokyo/);
+        const conversation = (provider === "openai" ? body.messages.slice(1) : body.messages).map((m) => m.content);
+        assert.deepEqual(conversation, ["second", "Hello Ada!", "third"], "two history messages, then the user's");
+        assert.equal(provider === "openai" ? sent.headers.authorization : sent.headers["x-api-key"], provider === "openai" ? "Bearer vendor-key" : "vendor-key");
+      });
+
+      test(`${provider}: an upstream failure is a 502 and the user's message stays in the history`, async () => {
+        const { apiKey, threadId, server } = await setup(provider);
+        server.setBehaviour({ status: 500 });
+        const response = await chat(apiKey, { thread_id: threadId, message: "are you there?" });
+        assert.equal(response.status, 502);
+        assert.equal(typeof response.json<{ detail: string }>().detail, "string");
+        assert.ok(!response.body.includes("vendor-key"));
+        assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => [m.role, m.message]), [["user", "are you there?"]]);
+        server.setBehaviour({ chunks: ["back"] });
+        assert.equal((await chat(apiKey, { thread_id: threadId, message: "now?" })).json<{ message: string }>().message, "back");
+      });
+
+      test(`${provider}: a stream cut in the middle ends with an error line and stores no half reply`, async () => {
+        const { apiKey, threadId, server } = await setup(provider);
+        server.setBehaviour({ chunks: ["one ", "two ", "three"], cutAfterChunks: 2 });
+        const response = await chat(apiKey, { thread_id: threadId, message: "count", streaming: true });
+        assert.equal(response.status, 200);
+        const last = JSON.parse(response.body.trim().split("\n").at(-1)!) as { error: string; status_code: number };
+        assert.equal(last.status_code, 502);
+        assert.equal(typeof last.error, "string");
+        assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => m.role), ["user"]);
+        server.setBehaviour({ chunks: ["fine"] });
+        assert.equal((await chat(apiKey, { thread_id: threadId, message: "again" })).status, 200, "no lock is left behind");
+      });
+    }
+
+    test("a provider that hangs times out with 504 within the budget and leaves the thread usable", async () => {
+      const { apiKey, threadId, server } = await setup("openai");
+      server.setBehaviour({ hang: true });
+      const started = Date.now();
+      const response = await chat(apiKey, { thread_id: threadId, message: "hello?" });
+      assert.equal(response.status, 504);
+      assert.ok(Date.now() - started < 5_000);
+      server.setBehaviour({ chunks: ["ok"] });
+      assert.equal((await chat(apiKey, { thread_id: threadId, message: "again" })).status, 200);
+    });
+
+    test("a client that disconnects mid-stream does not lose the reply", async () => {
+      const { apiKey, threadId, server } = await setup("openai");
+      server.setBehaviour({ chunks: ["slow ", "but ", "complete"], chunkDelayMs: 150 });
+      const url = await h().server.listen({ port: 0, host: "127.0.0.1" });
+      const controller = new AbortController();
+      const response = await fetch(`${url}/chat`, {
+        method: "POST",
+        headers: { authorization: apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ thread_id: threadId, message: "tell me", service_config_name: "support", streaming: true }),
+        signal: controller.signal,
+      });
+      const reader = response.body!.getReader();
+      await reader.read();
+      controller.abort();
+      await waitFor(async () => (await history(h(), apiKey, threadId)).some((m) => m.role === "assistant"));
+      assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => m.message), ["tell me", "slow but complete"]);
+    });
+  },
+  { PROVIDER_TIMEOUT_MS: "1000" },
+);
