@@ -18,6 +18,9 @@ export interface Config {
   recordingUrlTtlSeconds: number;
   publicBaseUrl: string | undefined;
   shutdownGraceMs: number;
+  redisUrl: string | undefined;
+  rateLimitPerKeyPerMinute: number;
+  rateLimitPerOrganizationPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +66,8 @@ export function loadConfig(env: Env = process.env): Config {
         "so that every instance signs tokens and encrypts provider keys alike",
     );
   }
+  const redisUrl = optional(env, "REDIS_URL");
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError("REDIS_URL must start with redis:// or rediss://");
   const logLevel = optional(env, "LOG_LEVEL") ?? "info";
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -84,5 +89,8 @@ export function loadConfig(env: Env = process.env): Config {
     recordingUrlTtlSeconds: integer(env, "RECORDING_URL_TTL_SECONDS", 600, 1, 7 * 24 * 3600),
     publicBaseUrl: optional(env, "PUBLIC_BASE_URL"),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    redisUrl,
+    rateLimitPerKeyPerMinute: integer(env, "RATE_LIMIT_PER_KEY_PER_MINUTE", 0, 0, 10_000_000),
+    rateLimitPerOrganizationPerMinute: integer(env, "RATE_LIMIT_PER_ORG_PER_MINUTE", 0, 0, 100_000_000),
   };
 }

@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
 import type { Authenticator, Caller } from "../domain/credentials.js";
+import type { RateLimits } from "../domain/rate-limits.js";
 import { BadRequestError, RequestValidationError } from "../domain/errors.js";
 import { mapError } from "./error-mapper.js";
 import type { HttpMetrics } from "./metrics.js";
@@ -17,6 +18,7 @@ export interface ServerOptions {
   logger: FastifyBaseLogger;
   bodyLimitBytes: number;
   authenticator: Authenticator;
+  rateLimits: RateLimits;
   metrics: HttpMetrics;
   routes: RouteDefinition[];
 }
@@ -120,14 +122,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   for (const definition of options.routes) {
     router.on(definition.method, definition.url, () => undefined);
-    registerRoute(app, definition, options.authenticator);
+    registerRoute(app, definition, options.authenticator, options.rateLimits);
   }
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   router.on("GET", "/openapi.json", () => undefined);
   return app;
 }
 
-function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator): void {
+function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator, rateLimits: RateLimits): void {
   const needsCaller = definition.access === "apiKey" || definition.access === "thread";
   const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
   app.route({
@@ -152,6 +154,7 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
         const header = request.headers.authorization;
         if (header === undefined) issues.push(missingAuthorization);
         else caller = await authenticator.caller(header, definition.access === "thread");
+        if (caller && rateLimits.enabled) await rateLimits.check(caller);
       }
       const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
       const query = definition.query ? validatePart(definition.query, request.query, "query") : undefined;
