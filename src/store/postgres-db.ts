@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Db, NotificationHandler, Queryable } from "./db.js";
+import { isConnectionFailure, type Db, type NotificationHandler, type Queryable } from "./db.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
 function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
@@ -38,6 +38,12 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
     query: (sql, params) => run(pool, sql, params),
     async transaction(work) {
       const client = await pool.connect();
+      // A checked-out client whose connection drops emits "error"; unhandled, that would end the process.
+      let dropped = false;
+      const ignoreDrop = () => {
+        dropped = true;
+      };
+      client.on("error", ignoreDrop);
       try {
         await client.query("BEGIN");
         const tx: Queryable = { query: (sql, params) => run(client, sql, params) };
@@ -45,10 +51,12 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        if (isConnectionFailure(error)) dropped = true;
+        else await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off("error", ignoreDrop);
+        client.release(dropped);
       }
     },
     async listen(channel, handler) {
