@@ -11,8 +11,16 @@ import { ThreadService } from "./domain/threads.js";
 import { ChatService, type LlmFactory } from "./domain/chat.js";
 import { HistoryService } from "./domain/history.js";
 import { SummaryService } from "./domain/summaries.js";
+import { RateLimits } from "./domain/rate-limits.js";
+import { InProcessRateLimiter, PostgresRateLimiter, RedisRateLimiter, type RateLimiter } from "./store/rate-limiters.js";
+import { createVoice } from "./domain/voice.js";
+import type { VoiceSettings } from "./domain/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
+import { callRoutes } from "./http/call-routes.js";
+import { socketRoutes } from "./http/events-routes.js";
+import { recordingRoutes } from "./http/recording-routes.js";
+import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
 import { messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
@@ -43,6 +51,8 @@ export interface AppOptions {
   /** An already open database (tests share one); the app then leaves it open on close. */
   db?: Db;
   logger?: Logger;
+  /** Voice timings (web-call join window, heartbeats); tests shorten them. */
+  voice?: Partial<VoiceSettings>;
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
@@ -68,11 +78,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const messages = new MessagesStore(db);
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
   const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
-  const chat = new ChatService(db, threads, projects, conversations, messages, new UsageStore(db), locks, llm);
+  const usage = new UsageStore(db);
+  const chat = new ChatService(db, threads, projects, conversations, messages, usage, locks, llm);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages);
+  const rateLimiter: RateLimiter = config.redisUrl
+    ? new RedisRateLimiter(config.redisUrl)
+    : config.databaseUrl
+      ? new PostgresRateLimiter(db)
+      : new InProcessRateLimiter();
+  const rateLimits = new RateLimits(rateLimiter, {
+    perKeyPerMinute: config.rateLimitPerKeyPerMinute,
+    perOrganizationPerMinute: config.rateLimitPerOrganizationPerMinute,
+  });
   const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey);
   const metrics = new HttpMetrics();
+  const voice = createVoice({ config, settings: options.voice ?? {}, db, secrets, threads, projects, conversations, usage, locks, llm, chat, log: logger });
 
   const firstStart = config.adminApiKey ? undefined : await runFirstStart(organizations, projects, settings);
 
@@ -80,6 +101,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     authenticator,
+    rateLimits,
     metrics,
     routes: [
       ...systemRoutes(db, metrics),
@@ -88,16 +110,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
+      ...voiceRoutes(voice.calls),
+      ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
+      ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
+  await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
+  await voice.start();
 
   return {
     server,
     db,
     firstStart,
     async close() {
+      await voice.stopCalls();
+      // In-flight requests get a grace period; connections still open after it (a stalled client) are cut.
+      const cut = setTimeout(() => server.server.closeAllConnections(), config.shutdownGraceMs);
       await server.close();
+      clearTimeout(cut);
+      await voice.close();
       await locks.close();
+      await rateLimiter.close();
       if (!options.db) await db.close();
     },
   };

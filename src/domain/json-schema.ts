@@ -5,8 +5,19 @@ const ajv = new Ajv2020({ allErrors: false, strict: false });
 addFormats.default(ajv);
 const compiled = new WeakMap<object, ValidateFunction>();
 
+/** Deeper jsonb overflows the embedded database's stack (PGlite aborts near 1,000 levels), so stored JSON is capped. */
+export const maxJsonDepth = 64;
+
+/** Whether objects or arrays nest more than `limit` levels; stops descending there, so its recursion is bounded. */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((child) => nestedDeeperThan(child, limit - 1));
+}
+
 /** Compiles a project's JSON Schema, returning the reason when it is not a valid schema. */
 export function checkJsonSchema(schema: Record<string, unknown>): string | undefined {
+  if (nestedDeeperThan(schema, maxJsonDepth)) return `objects or arrays nest more than ${maxJsonDepth} levels deep`;
   try {
     ajv.compile(schema);
     return undefined;

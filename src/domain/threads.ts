@@ -1,7 +1,7 @@
 import type { ThreadRecord, ThreadsStore } from "../store/threads-store.js";
 import { ConflictError, NotFoundError, valueError } from "./errors.js";
 import { uuidv7 } from "./ids.js";
-import { jsonSchemaProblem } from "./json-schema.js";
+import { jsonSchemaProblem, maxJsonDepth, nestedDeeperThan } from "./json-schema.js";
 import type { ProjectService } from "./projects.js";
 import type { ThreadTokens } from "./thread-tokens.js";
 
@@ -129,6 +129,9 @@ function parseJsonObject(text: string, loc: (string | number)[]): Record<string,
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw valueError(loc, "json_input must be a string holding a JSON object", text);
+  }
+  if (nestedDeeperThan(value, maxJsonDepth)) {
+    throw valueError(loc, `json_input must not nest objects or arrays more than ${maxJsonDepth} levels deep`, text);
   }
   return value as Record<string, unknown>;
 }

@@ -21,6 +21,8 @@ export function mapError(error: unknown): MappedError {
   if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
     return { status: 400, headers: {}, body: { detail: "There was an error parsing the body" } };
   }
+  // PostgreSQL refuses U+0000 in text (22021) and in jsonb (22P05); such input can only come from the request.
+  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: "Text must not contain NUL (U+0000) characters" } };
   if (isConnectionFailure(error)) return { status: 503, headers: { "retry-after": "1" }, body: { detail: "Database unavailable, try again shortly" } };
   return { status: 500, headers: {}, body: { detail: "Internal Server Error" } };
 }

@@ -1,10 +1,10 @@
 import fastifyWebsocket from "@fastify/websocket";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
-import type { WebSocket } from "ws";
+import type { RawData, WebSocket } from "ws";
 import type { CallService } from "../domain/calls.js";
 import { assertThreadAccess, type Authenticator } from "../domain/credentials.js";
-import { RequestValidationError } from "../domain/errors.js";
+import { NotFoundError, RequestValidationError } from "../domain/errors.js";
 import type { EventsService } from "../domain/events.js";
 import type { ThreadService } from "../domain/threads.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
@@ -34,6 +34,11 @@ function validated<T>(schema: Parameters<typeof validatePart>[0], raw: unknown):
   const { value, issues } = validatePart(schema, raw, "query");
   if (issues.length > 0) throw new RequestValidationError(issues);
   return value as T;
+}
+
+/** A plain HTTP request matches no WebSocket route, as in Starlette: 404 before any credential is looked at. */
+function rejectPlainHttp(request: FastifyRequest): void {
+  if (!request.ws) throw new NotFoundError("Not Found");
 }
 
 /**
@@ -72,6 +77,12 @@ function guard(socket: WebSocket, pingMs: number, limits: { bytes: number; perWi
   };
 }
 
+/** A frame's bytes: `ws` hands over one Buffer unless a socket's binaryType was changed, which Parley never does. */
+function bytesOf(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+}
+
 function parseTurn(text: string): WebCallClientMessage | string {
   let message: unknown;
   try {
@@ -102,7 +113,10 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
       "/threads/:thread_id/events",
       {
         websocket: true,
+        // The access log would carry the URL, and with it a `token` parameter: these routes log warnings only.
+        logLevel: "warn",
         preValidation: async (request) => {
+          rejectPlainHttp(request);
           const query = validated<{ token?: string; after?: number }>(EventsQuery, request.query);
           const credential = request.headers.authorization ?? query.token;
           if (credential === undefined) throw new RequestValidationError([missingAuthorization]);
@@ -118,9 +132,10 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
         let subscription: { close(): void; poke(): void } | undefined;
         let closed = false;
         const allow = guard(socket, options.pingMs, eventsInbound, () => subscription?.poke());
-        socket.on("message", (data: Buffer, isBinary: boolean) => {
-          if (!allow(data.length) || isBinary) return;
-          if (data.toString() === '{"type":"ping"}') socket.send('{"type":"pong"}');
+        socket.on("message", (data: RawData, isBinary: boolean) => {
+          const bytes = bytesOf(data);
+          if (!allow(bytes.length) || isBinary) return;
+          if (bytes.toString() === '{"type":"ping"}') socket.send('{"type":"pong"}');
         });
         socket.on("close", () => {
           closed = true;
@@ -145,7 +160,9 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
       "/calls/:call_id/ws",
       {
         websocket: true,
+        logLevel: "warn",
         preValidation: async (request) => {
+          rejectPlainHttp(request);
           const query = validated<{ token: string; audio: boolean }>(JoinQuery, request.query);
           joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
         },
@@ -164,9 +181,10 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
           { audio: join.audio },
         );
         const allow = guard(socket, options.pingMs, callInbound, () => undefined);
-        socket.on("message", (data: Buffer, isBinary: boolean) => {
-          if (!allow(data.length)) return;
-          const message = isBinary ? "frames must be text" : parseTurn(data.toString());
+        socket.on("message", (data: RawData, isBinary: boolean) => {
+          const bytes = bytesOf(data);
+          if (!allow(bytes.length)) return;
+          const message = isBinary ? "frames must be text" : parseTurn(bytes.toString());
           if (typeof message === "string") socket.send(JSON.stringify({ type: "error", detail: message }));
           else connection.receive(message);
         });

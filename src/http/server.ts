@@ -4,6 +4,8 @@ import { Type } from "@sinclair/typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/credentials.js";
 import type { RateLimits } from "../domain/rate-limits.js";
 import { BadRequestError, RequestValidationError } from "../domain/errors.js";
@@ -26,11 +28,18 @@ export interface ServerOptions {
 const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Starlette parses queries with parse_qsl(keep_blank_values=True); every value of every key is kept. */
+/**
+ * Starlette parses queries with parse_qsl(keep_blank_values=True); every value of every key is kept. Collected in a
+ * Map, so that names such as `__proto__` or `constructor` are plain keys rather than Object.prototype's members.
+ */
 function parseQuery(text: string): Record<string, string[]> {
-  const result: Record<string, string[]> = {};
-  for (const [key, value] of new URLSearchParams(text)) (result[key] ??= []).push(value);
-  return result;
+  const result = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(text)) {
+    const values = result.get(key);
+    if (values) values.push(value);
+    else result.set(key, [value]);
+  }
+  return Object.fromEntries(result);
 }
 
 function parseJsonBody(_request: FastifyRequest, body: Buffer): unknown {
@@ -53,6 +62,18 @@ function parseJsonBody(_request: FastifyRequest, body: Buffer): unknown {
   return parsed.value;
 }
 
+/** Like Fastify's default for a request Node could not parse or that timed out, in FastAPI's body shape. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const status = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : error.code === "HPE_HEADER_OVERFLOW" ? 431 : 400;
+  const reason = STATUS_CODES[status] ?? "Bad Request";
+  const body = JSON.stringify({ detail: reason });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
 const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
 const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
 
@@ -67,7 +88,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
     requestTimeout: 120_000,
+    // Node checks request and header timeouts on this interval (30 s by default), so a stalled client is cut promptly.
+    http: { connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
+    // A malformed URL (bad percent-encoding) and malformed HTTP get FastAPI's `{"detail"}` shape, not Fastify's own.
+    frameworkErrors: (_error, _request, reply) => {
+      const body = JSON.stringify({ detail: "Bad Request" });
+      reply.raw.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+    },
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(() => () => true);
   app.removeAllContentTypeParsers();

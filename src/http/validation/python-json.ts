@@ -13,6 +13,8 @@ class DecodeError extends Error {
 }
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+/** Nesting levels of arrays and objects before the parser gives up, as CPython does with RecursionError. */
+const MAX_DEPTH = 1000;
 /** The literal words CPython's scanner recognises; NaN and the infinities are its `parse_constant` defaults. */
 const WORDS: readonly (readonly [string, unknown])[] = [
   ["null", null],
@@ -39,6 +41,7 @@ function isDigit(code: number): boolean {
  */
 class Scanner {
   private pos = 0;
+  private depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -66,9 +69,9 @@ class Scanner {
       case '"':
         return this.scanString(index + 1);
       case "{":
-        return this.parseObject(index + 1);
+        return this.nested(() => this.parseObject(index + 1));
       case "[":
-        return this.parseArray(index + 1);
+        return this.nested(() => this.parseArray(index + 1));
     }
     for (const [word, value] of WORDS) {
       if (this.text.startsWith(word, index)) {
@@ -77,6 +80,18 @@ class Scanner {
       }
     }
     return this.matchNumber(index);
+  }
+
+  /**
+   * CPython raises RecursionError past its recursion limit (about 1,000 to 1,500 levels, by version); this raises
+   * RangeError at a fixed depth, so that what follows (validation, the 422 that echoes the input) never runs out of stack.
+   */
+  private nested<T>(parse: () => T): T {
+    if (this.depth >= MAX_DEPTH) throw new RangeError("JSON nested too deeply");
+    this.depth++;
+    const value = parse();
+    this.depth--;
+    return value;
   }
 
   private matchNumber(start: number): number {
@@ -209,7 +224,7 @@ class Scanner {
 /**
  * Parses JSON exactly as CPython 3.12's `json.loads` does, including its error messages and `e.pos`
  * (counted in code points). Trailing commas get 3.12's messages, not 3.13's "Illegal trailing comma".
- * Too deep a nesting overflows the stack and throws a RangeError, where CPython raises RecursionError.
+ * Nesting deeper than 1,000 levels throws a RangeError, where CPython raises RecursionError.
  */
 export function parsePythonJson(text: string): PythonJsonResult {
   try {

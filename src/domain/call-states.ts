@@ -1,0 +1,62 @@
+/**
+ * The vocabulary of calls. Statuses move only forward:
+ *
+ *   scheduled → queued → ongoing → ended
+ *               queued | ongoing → error
+ *   scheduled | queued → ended   (cancelled)
+ *
+ * Every transition is one conditional UPDATE in the store (`WHERE status IN (...)`), so two actors racing on one
+ * call (a DELETE and the call's own loop, two instances starting a scheduled call) can never move it backwards or
+ * apply a transition's effects twice: only the actor whose UPDATE returned the row goes on.
+ */
+export const callStatuses = ["queued", "scheduled", "ongoing", "ended", "error"] as const;
+export type CallStatus = (typeof callStatuses)[number];
+
+export const callTypes = ["phone_call", "web_call"] as const;
+export type CallType = (typeof callTypes)[number];
+
+export const callDirections = ["inbound", "outbound"] as const;
+export type CallDirection = (typeof callDirections)[number];
+
+/**
+ * Why a call ended: Retell's words where one fits, a few of Parley's own where none does.
+ * An `ended` call has one of the first group; an `error` call one of the second.
+ */
+export const disconnectionReasons = {
+  /** The callee (or web client) hung up; the simulated callee does so after its last line. */
+  user_hangup: "ended",
+  /** The agent ended the call. */
+  agent_hangup: "ended",
+  /** The call reached the project's `voice.max_call_seconds`. */
+  max_duration_reached: "ended",
+  /** Nobody spoke for too long. */
+  inactivity: "ended",
+  /** Ended through `DELETE /voice/{thread_id}/phone-call` while it was ongoing. */
+  manual_stopped: "ended",
+  /** A scheduled or queued call cancelled through the interface before it connected. */
+  cancelled: "ended",
+  /** The callee never answered. */
+  dial_no_answer: "error",
+  /** A web call whose client did not join within the join window (30 s by default). */
+  error_user_not_joined: "error",
+  /** The voice provider failed to place or carry the call. */
+  error_provider: "error",
+  /** The agent's model failed mid-call (Retell's word for a failing LLM connection). */
+  error_llm_websocket_runtime: "error",
+  /** The instance that ran the call's live part stopped vouching for it (it crashed or was killed). */
+  error_instance_lost: "error",
+} as const satisfies Record<string, "ended" | "error">;
+
+export type DisconnectionReason = keyof typeof disconnectionReasons;
+
+export function finalStatusOf(reason: DisconnectionReason): "ended" | "error" {
+  return disconnectionReasons[reason];
+}
+
+/** The statuses a call may end from for a reason: the transitions of the state machine above. */
+export function endableStatusesFor(reason: DisconnectionReason): readonly CallStatus[] {
+  if (reason === "cancelled") return ["scheduled", "queued"];
+  if (reason === "error_user_not_joined" || reason === "dial_no_answer") return ["queued"];
+  if (finalStatusOf(reason) === "error") return ["queued", "ongoing"];
+  return ["ongoing"];
+}

@@ -1,0 +1,16 @@
+import type { ProjectConfig } from "../../domain/project-config.js";
+
+const opening = "Hello?";
+const closing = "Thanks, that's all I needed. Goodbye.";
+const questionsAsked = 2;
+
+/**
+ * What the simulated callee says, in order: the project's `voice.simulated.script`, or else a caller played by the
+ * built-in agent: a greeting, the first questions of the agent's knowledge (so that the agent has something to
+ * answer), and a goodbye. Deterministic, so that tests and demos always hear the same call.
+ */
+export function simulatedCallerLines(config: ProjectConfig): string[] {
+  if (config.voice.simulated.script) return [...config.voice.simulated.script];
+  const questions = config.agent.knowledge.slice(0, questionsAsked).map((entry) => entry.question);
+  return [opening, ...(questions.length > 0 ? questions : ["What can you help me with?"]), closing];
+}

@@ -1,0 +1,89 @@
+import type { DisconnectionReason } from "../../domain/call-states.js";
+import type { ProjectConfig } from "../../domain/project-config.js";
+
+/**
+ * The one interface every voice provider implements. A provider places and carries calls; it reports what happens
+ * through the `CallEventSink` the domain gives it, and it gets each of the agent's replies from the call's
+ * `VoiceAgent`: the edge that a real vendor's WebSocket LLM connection would reach. Transcripts, recordings and
+ * analysis are the domain's business, done after the call from what the agent recorded.
+ */
+
+export type Speaker = "agent" | "user";
+
+export interface TranscriptItem {
+  role: Speaker;
+  content: string;
+}
+
+/** The agent side of one call, fed the transcript so far (as vendors' LLM WebSockets are). */
+export interface VoiceAgent {
+  /**
+   * Records the transcript's utterances it has not seen yet and answers the last user turn, streaming the reply
+   * through `onDelta`. Undefined when the call is no longer ongoing (or `signal` aborted): the provider hangs up.
+   */
+  respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal): Promise<string | undefined>;
+  /** Records the transcript's new utterances without answering (a callee's closing words); false when the call is over. */
+  hear(transcript: readonly TranscriptItem[]): Promise<boolean>;
+}
+
+/** How a provider reports a call's progress. Each method is safe to call late or twice: the domain's transitions are conditional. */
+export interface CallEventSink {
+  /** The callee answered, or the web client joined. False when the call can no longer start: the provider drops it. */
+  connected(callId: string): Promise<boolean>;
+  /** The call is over, for this reason. */
+  ended(callId: string, reason: DisconnectionReason): Promise<void>;
+  /** A web call is ready: its client joins with this token. */
+  webCallReady(callId: string, accessToken: string): Promise<void>;
+}
+
+export interface ProviderCall {
+  callId: string;
+  /** The project configuration version the call was created with (voice settings, the agent's knowledge). */
+  config: ProjectConfig;
+  agent: VoiceAgent;
+}
+
+export interface PhoneCallRequest extends ProviderCall {
+  fromNumber: string;
+  toNumber: string;
+}
+
+export interface VoiceProvider {
+  readonly name: string;
+  /** Starts dialing; progress arrives through the sink. */
+  createPhoneCall(request: PhoneCallRequest): Promise<void>;
+  /** Prepares a web call; `webCallReady` follows with the client's access token. */
+  createWebCall(request: ProviderCall): Promise<void>;
+  /** Hangs up a call this instance carries (a no-op for others); the domain has already recorded why. */
+  endCall(callId: string, reason: DisconnectionReason): Promise<void>;
+  /** Drops every call this instance carries, without reporting them (shutdown). */
+  close(): Promise<void>;
+}
+
+/** Messages a web-call client sends, as JSON text frames. */
+export type WebCallClientMessage = { type: "user_message"; text: string } | { type: "hangup" };
+
+/** Messages the service sends to a web-call client, as JSON text frames. */
+export type WebCallServerMessage =
+  | { type: "call.started"; call_id: string }
+  | { type: "agent_delta"; turn: number; text: string }
+  | { type: "agent_message"; turn: number; text: string }
+  | { type: "agent_audio"; turn: number; format: "wav"; data: string }
+  | { type: "call.ended"; reason: DisconnectionReason }
+  | { type: "error"; detail: string };
+
+export interface WebCallClient {
+  send(message: WebCallServerMessage): void;
+  close(code: number, reason: string): void;
+}
+
+export interface WebCallConnection {
+  receive(message: WebCallClientMessage): void;
+  /** The client's socket closed. */
+  disconnected(): void;
+}
+
+/** A provider that hosts web-call media itself (the simulated one): the client's socket is handed to it. */
+export interface WebCallHost {
+  join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection;
+}

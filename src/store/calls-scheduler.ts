@@ -1,0 +1,106 @@
+import PgBoss from "pg-boss";
+import type { Logger } from "pino";
+import type { CallJobHandlers, CallJobs } from "../domain/scheduling.js";
+import type { Db, Queryable } from "./db.js";
+
+const startQueue = "parley_call_start";
+const processingQueue = "parley_call_results";
+
+/**
+ * Splits a script into statements at top-level semicolons, leaving quoted strings, quoted identifiers, dollar-quoted
+ * bodies (pg-boss's plpgsql functions) and comments whole.
+ */
+export function splitSqlScript(script: string): string[] {
+  const statements: string[] = [];
+  let current = "";
+  let index = 0;
+  while (index < script.length) {
+    const char = script[index]!;
+    const rest = script.slice(index);
+    let skip = 0;
+    if (char === "'" || char === '"') skip = script.indexOf(char, index + 1) + 1 - index;
+    else if (rest.startsWith("--")) skip = (script.indexOf("\n", index) + 1 || script.length + 1) - 1 - index;
+    else if (rest.startsWith("/*")) skip = script.indexOf("*/", index) + 2 - index;
+    else if (char === "$") {
+      const tag = /^\$[A-Za-z_][A-Za-z0-9_]*\$|^\$\$/.exec(rest)?.[0];
+      if (tag) skip = script.indexOf(tag, index + tag.length) + tag.length - index;
+    }
+    if (skip > 0) {
+      current += script.slice(index, index + skip);
+      index += skip;
+    } else if (char === ";") {
+      if (current.trim() !== "") statements.push(current.trim());
+      current = "";
+      index += 1;
+    } else {
+      current += char;
+      index += 1;
+    }
+  }
+  if (current.trim() !== "") statements.push(current.trim());
+  return statements;
+}
+
+/**
+ * pg-boss's `db` option over Parley's `Queryable`, so that it runs on PGlite as on PostgreSQL and can write a job
+ * inside the caller's transaction. PGlite's extended protocol takes one statement per query, so pg-boss's
+ * `BEGIN; …; COMMIT` scripts (schema creation, maintenance) are split and run as one transaction of our own.
+ */
+function executor(db: Db | Queryable): PgBoss.Db {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      if (values !== undefined && values.length > 0) return { rows: await db.query(text, values) };
+      const statements = splitSqlScript(text).filter((statement) => !/^(BEGIN|COMMIT)$/i.test(statement));
+      if (statements.length === 1) return { rows: await db.query(statements[0]!) };
+      if (!("transaction" in db)) throw new Error("a multi-statement pg-boss script needs a database, not a transaction");
+      await db.transaction(async (tx) => {
+        for (const statement of statements) await tx.query(statement);
+      });
+      return { rows: [] };
+    },
+  };
+}
+
+/** Call jobs on pg-boss: its SKIP LOCKED fetch hands each job to one instance, and it keeps jobs across restarts. */
+export class PgBossCallJobs implements CallJobs {
+  private readonly boss: PgBoss;
+  private processingWorker: string | undefined;
+
+  constructor(
+    db: Db,
+    private readonly pollSeconds: number,
+    private readonly log: Logger,
+  ) {
+    this.boss = new PgBoss({ db: executor(db), schedule: false, supervise: true, maintenanceIntervalSeconds: 60 });
+    this.boss.on("error", (error: unknown) => this.log.warn({ err: error }, "pg-boss reported an error"));
+  }
+
+  async start(handlers: CallJobHandlers): Promise<void> {
+    await this.boss.start();
+    await this.boss.createQueue(startQueue, { name: startQueue, retryLimit: 5, retryDelay: 1 });
+    await this.boss.createQueue(processingQueue, { name: processingQueue, retryLimit: 3, retryDelay: 5 });
+    const options = { pollingIntervalSeconds: this.pollSeconds, batchSize: 20 };
+    await this.boss.work<{ callId: string }>(startQueue, options, async (jobs) => {
+      await Promise.all(jobs.map((job) => handlers.startScheduledCall(job.data.callId)));
+    });
+    this.processingWorker = await this.boss.work<{ callId: string }>(processingQueue, { ...options, batchSize: 5 }, async (jobs) => {
+      await Promise.all(jobs.map((job) => handlers.processEndedCall(job.data.callId)));
+    });
+  }
+
+  async scheduleStart(callId: string, at: Date, tx: Queryable): Promise<void> {
+    await this.boss.send(startQueue, { callId }, { startAfter: at, db: executor(tx) });
+  }
+
+  async enqueueProcessing(callId: string, tx: Queryable): Promise<void> {
+    await this.boss.send(processingQueue, { callId }, { db: executor(tx) });
+  }
+
+  wakeProcessing(): void {
+    if (this.processingWorker) this.boss.notifyWorker(this.processingWorker);
+  }
+
+  async stop(): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+  }
+}

@@ -1,0 +1,303 @@
+import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/call-states.js";
+import type { Queryable } from "./db.js";
+import { threadEventsChannel } from "./events-store.js";
+
+export interface CallRecord {
+  id: string;
+  organization_id: string;
+  thread_id: string;
+  project_id: string;
+  config_version_id: string;
+  call_type: CallType;
+  direction: CallDirection | null;
+  status: CallStatus;
+  from_number: string | null;
+  to_number: string | null;
+  voice_provider_account_id: string | null;
+  scheduled_for: Date | null;
+  conversation_id: number | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  disconnection_reason: DisconnectionReason | null;
+  owner: string | null;
+  access_token_hash: string | null;
+  join_deadline: Date | null;
+  transcript_object: unknown;
+  recording_key: string | null;
+  call_analysis: unknown;
+  processed_at: Date | null;
+  created_at: Date;
+  /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
+  created_key: string;
+}
+
+export interface NewCall {
+  id: string;
+  organizationId: string;
+  threadId: string;
+  projectId: string;
+  configVersionId: string;
+  callType: CallType;
+  direction: CallDirection | null;
+  status: "queued" | "scheduled";
+  fromNumber: string | null;
+  toNumber: string | null;
+  voiceProviderAccountId: string | null;
+  scheduledFor: Date | null;
+  owner: string | null;
+}
+
+export interface CallFilters {
+  statuses?: string[];
+  callTypes?: string[];
+  directions?: string[];
+  from?: Date;
+  toInclusive?: Date;
+  toExclusive?: Date;
+  threadId?: string;
+  projectName?: string;
+  after?: { createdKey: string; id: string };
+}
+
+export interface CallUtterance {
+  role: "user" | "assistant";
+  content: string;
+  created_at: Date;
+}
+
+const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
+const live = `('queued', 'ongoing')`;
+
+/** Channel on which a finished call is announced as `<call id> <reason>`. */
+export const callEndedChannel = "parley_call_ended";
+
+/** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
+export class CallsStore {
+  constructor(private readonly db: Queryable) {}
+
+  /** Inserts a call; undefined when the thread already has an active phone call (the partial unique index). */
+  async insert(call: NewCall, tx: Queryable = this.db): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `INSERT INTO calls AS c (id, organization_id, thread_id, project_id, config_version_id, call_type, direction, status,
+                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END)
+       ON CONFLICT DO NOTHING RETURNING ${columns}`,
+      [
+        call.id,
+        call.organizationId,
+        call.threadId,
+        call.projectId,
+        call.configVersionId,
+        call.callType,
+        call.direction,
+        call.status,
+        call.fromNumber,
+        call.toNumber,
+        call.voiceProviderAccountId,
+        call.scheduledFor,
+        call.owner,
+      ],
+    );
+    return row;
+  }
+
+  async find(organizationId: string, id: string): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(`SELECT ${columns} FROM calls c WHERE c.id = $1 AND c.organization_id = $2`, [id, organizationId]);
+    return row;
+  }
+
+  async findById(id: string, tx: Queryable = this.db): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(`SELECT ${columns} FROM calls c WHERE c.id = $1`, [id]);
+    return row;
+  }
+
+  /** The thread's phone call that still holds the line (queued, scheduled or ongoing), if any. */
+  async activePhoneCall(organizationId: string, threadId: string): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(
+      `SELECT ${columns} FROM calls c WHERE c.organization_id = $1 AND c.thread_id = $2 AND c.call_type = 'phone_call'
+          AND c.status IN ('queued', 'scheduled', 'ongoing')`,
+      [organizationId, threadId],
+    );
+    return row;
+  }
+
+  /** scheduled → queued: the one step that starts a scheduled call, so a duplicate delivery finds nothing to do. */
+  async promote(id: string, owner: string, tx: Queryable = this.db): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET status = 'queued', owner = $2, heartbeat_at = now() WHERE c.id = $1 AND c.status = 'scheduled' RETURNING ${columns}`,
+      [id, owner],
+    );
+    return row;
+  }
+
+  /** queued → ongoing, taken by the instance that will carry the call's live part. */
+  async connect(id: string, owner: string, tx: Queryable): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET status = 'ongoing', started_at = clock_timestamp(), owner = $2, heartbeat_at = now()
+        WHERE c.id = $1 AND c.status = 'queued' RETURNING ${columns}`,
+      [id, owner],
+    );
+    return row;
+  }
+
+  async setConversation(id: string, conversationId: number, tx: Queryable): Promise<void> {
+    await tx.query("UPDATE calls SET conversation_id = $2 WHERE id = $1", [id, conversationId]);
+  }
+
+  /**
+   * Ends a call that is in one of `from`. A call whose instance was lost ends at its last heartbeat, the last moment
+   * it was known to run; `staleSeconds` then also requires the heartbeat to still be that old, so that an owner that
+   * was only slow keeps its call.
+   */
+  async finish(
+    id: string,
+    from: readonly CallStatus[],
+    status: "ended" | "error",
+    reason: DisconnectionReason,
+    tx: Queryable,
+    staleSeconds?: number,
+  ): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET status = $3, disconnection_reason = $4, owner = NULL,
+              ended_at = CASE WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
+                              ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END
+        WHERE c.id = $1 AND c.status = ANY($2::text[])
+          AND ($5::float8 IS NULL OR c.heartbeat_at < now() - make_interval(secs => $5::float8))
+        RETURNING ${columns}`,
+      [id, [...from], status, reason, staleSeconds ?? null],
+    );
+    return row;
+  }
+
+  /**
+   * Appends one utterance of an ongoing call to its thread's history, with its `message.created` event, in a single
+   * statement: the call is share-locked (it cannot end meanwhile), both per-thread counters move in one row update,
+   * and the NOTIFY goes out on commit. This is the reply path of every call, and on PGlite each statement blocks the
+   * event loop, so it is one statement rather than the six of a transaction over MessagesStore and EventsStore,
+   * whose numbering it follows. Undefined when the call is not ongoing: nothing is stored.
+   */
+  async recordUtterance(
+    callId: string,
+    utterance: { id: string; role: "user" | "assistant"; content: string },
+    tx: Queryable = this.db,
+  ): Promise<{ threadId: string; conversationId: number } | undefined> {
+    const [row] = await tx.query<{ thread_id: string; conversation_id: number }>(
+      `WITH call AS (
+         SELECT thread_id, conversation_id FROM calls WHERE id = $1 AND status = 'ongoing' AND conversation_id IS NOT NULL FOR SHARE
+       ), counters AS (
+         UPDATE threads t SET last_message_seq = t.last_message_seq + 1, last_event_seq = t.last_event_seq + 1
+           FROM call WHERE t.id = call.thread_id RETURNING t.last_message_seq, t.last_event_seq
+       ), message AS (
+         INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
+         SELECT $2, call.thread_id, counters.last_message_seq, call.conversation_id, $3, $4, jsonb_build_object('call_id', $1::text, 'source', 'voice')
+           FROM call, counters RETURNING id
+       ), event AS (
+         INSERT INTO thread_events (thread_id, seq, type, payload)
+         SELECT call.thread_id, counters.last_event_seq, 'message.created',
+                jsonb_build_object('message', jsonb_build_object('message_id', $2::text, 'role', $3::text, 'message', $4::text,
+                                                                  'conversation_id', call.conversation_id, 'call_id', $1::text))
+           FROM call, counters RETURNING seq
+       )
+       SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || event.seq)
+         FROM call, event, message`,
+      [callId, utterance.id, utterance.role, utterance.content],
+    );
+    return row ? { threadId: row.thread_id, conversationId: row.conversation_id } : undefined;
+  }
+
+  /** Ends the call's own conversation; a chat may have started a newer one meanwhile, which stays active. */
+  async endConversation(threadId: string, conversationId: number, tx: Queryable): Promise<void> {
+    await tx.query("UPDATE conversations SET ended_at = clock_timestamp() WHERE thread_id = $1 AND conversation_id = $2 AND ended_at IS NULL", [
+      threadId,
+      conversationId,
+    ]);
+    await tx.query("UPDATE threads SET active_conversation_id = NULL WHERE id = $1 AND active_conversation_id = $2", [threadId, conversationId]);
+  }
+
+  /** Tells every instance, when the transaction commits, that the call ended (the one carrying it hangs up). */
+  async announceEnded(id: string, reason: DisconnectionReason, tx: Queryable): Promise<void> {
+    await tx.query(`SELECT pg_notify('${callEndedChannel}', $1)`, [`${id} ${reason}`]);
+  }
+
+  /** The live calls an instance carries. */
+  async carriedBy(owner: string): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(`SELECT id FROM calls WHERE owner = $1 AND status IN ${live}`, [owner]);
+    return rows.map((row) => row.id);
+  }
+
+  /** Web calls: the join token's hash and deadline, while the call still waits for its client. */
+  async setJoinToken(id: string, tokenHash: string, deadline: Date): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(
+      `UPDATE calls c SET access_token_hash = $2, join_deadline = $3 WHERE c.id = $1 AND c.status = 'queued' RETURNING ${columns}`,
+      [id, tokenHash, deadline],
+    );
+    return row;
+  }
+
+  /** One statement per instance and beat: every live call this instance runs is vouched for. */
+  async heartbeat(owner: string): Promise<void> {
+    await this.db.query(`UPDATE calls SET heartbeat_at = now() WHERE owner = $1 AND status IN ${live}`, [owner]);
+  }
+
+  /** Live calls whose owner stopped beating, and queued web calls whose client missed the join deadline. */
+  async abandoned(staleSeconds: number): Promise<{ stale: string[]; notJoined: string[] }> {
+    const rows = await this.db.query<{ id: string; not_joined: boolean }>(
+      `SELECT id, (call_type = 'web_call' AND status = 'queued' AND join_deadline < now()) AS not_joined FROM calls
+        WHERE status IN ${live}
+          AND (heartbeat_at < now() - make_interval(secs => $1::float8) OR (call_type = 'web_call' AND status = 'queued' AND join_deadline < now()))
+        LIMIT 500`,
+      [staleSeconds],
+    );
+    return { stale: rows.filter((row) => !row.not_joined).map((row) => row.id), notJoined: rows.filter((row) => row.not_joined).map((row) => row.id) };
+  }
+
+  /** The post-call results, written once. */
+  async saveResults(id: string, results: { transcriptObject: unknown; recordingKey: string | null; analysis: unknown }): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(
+      `UPDATE calls c SET transcript_object = $2, recording_key = $3, call_analysis = $4, processed_at = clock_timestamp()
+        WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
+      [id, JSON.stringify(results.transcriptObject), results.recordingKey, JSON.stringify(results.analysis)],
+    );
+    return row;
+  }
+
+  /** The call's utterances from the thread's history, in order. */
+  async utterances(threadId: string, callId: string, tx: Queryable = this.db): Promise<CallUtterance[]> {
+    return tx.query<CallUtterance>(
+      `SELECT role, content, created_at FROM messages WHERE thread_id = $1 AND extras ? 'call_id' AND extras->>'call_id' = $2 ORDER BY seq`,
+      [threadId, callId],
+    );
+  }
+
+  /** A page of the organization's calls, newest first by (created_at, id). */
+  async list(organizationId: string, filters: CallFilters, limit: number): Promise<CallRecord[]> {
+    return this.db.query<CallRecord>(
+      `SELECT ${columns} FROM calls c
+        WHERE c.organization_id = $1
+          AND ($2::text[] IS NULL OR c.status = ANY($2::text[]))
+          AND ($3::text[] IS NULL OR c.call_type = ANY($3::text[]))
+          AND ($4::text[] IS NULL OR c.direction = ANY($4::text[]))
+          AND ($5::timestamptz IS NULL OR c.created_at >= $5::timestamptz)
+          AND ($6::timestamptz IS NULL OR c.created_at <= $6::timestamptz)
+          AND ($7::timestamptz IS NULL OR c.created_at < $7::timestamptz)
+          AND ($8::text IS NULL OR c.thread_id = $8::text)
+          AND ($9::text IS NULL OR c.project_id IN (SELECT p.id FROM projects p WHERE p.organization_id = $1 AND p.name = $9::text))
+          AND ($10::timestamptz IS NULL OR (c.created_at, c.id) < ($10::timestamptz, $11::text))
+        ORDER BY c.created_at DESC, c.id DESC LIMIT $12`,
+      [
+        organizationId,
+        filters.statuses ?? null,
+        filters.callTypes ?? null,
+        filters.directions ?? null,
+        filters.from ?? null,
+        filters.toInclusive ?? null,
+        filters.toExclusive ?? null,
+        filters.threadId ?? null,
+        filters.projectName ?? null,
+        filters.after?.createdKey ?? null,
+        filters.after?.id ?? null,
+        limit,
+      ],
+    );
+  }
+}

@@ -1,0 +1,42 @@
+import type { Queryable } from "./db.js";
+
+export interface ThreadEventRecord {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** Channel on which a committed event is announced as `<thread id> <seq>`; receivers read the rows themselves. */
+export const threadEventsChannel = "parley_thread_events";
+
+/** The per-thread, gap-free event log behind the events WebSocket. */
+export class EventsStore {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Appends an event inside the caller's transaction. The thread row's counter allocates `seq` atomically; the
+   * NOTIFY is sent by PostgreSQL only when that transaction commits, so a receiver always finds the row.
+   */
+  async append(threadId: string, type: string, payload: Record<string, unknown>, tx: Queryable): Promise<number> {
+    const [row] = await tx.query<{ seq: number }>(
+      `WITH next AS (UPDATE threads SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq)
+       INSERT INTO thread_events (thread_id, seq, type, payload) SELECT $1, next.last_event_seq, $2, $3 FROM next RETURNING seq`,
+      [threadId, type, JSON.stringify(payload)],
+    );
+    if (!row) throw new Error(`thread ${threadId} vanished while appending an event`);
+    await tx.query(`SELECT pg_notify('${threadEventsChannel}', $1)`, [`${threadId} ${row.seq}`]);
+    return row.seq;
+  }
+
+  async after(threadId: string, seq: number, limit: number): Promise<ThreadEventRecord[]> {
+    return this.db.query<ThreadEventRecord>(
+      "SELECT seq, type, payload FROM thread_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+      [threadId, seq, limit],
+    );
+  }
+
+  async lastSeq(threadId: string): Promise<number> {
+    const [row] = await this.db.query<{ last_event_seq: number }>("SELECT last_event_seq FROM threads WHERE id = $1", [threadId]);
+    return row?.last_event_seq ?? 0;
+  }
+}

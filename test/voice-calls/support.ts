@@ -1,0 +1,233 @@
+import { after, before, describe } from "node:test";
+import type { InjectOptions } from "fastify";
+import pino from "pino";
+import WebSocket from "ws";
+import { createApp, type App } from "../../src/app.js";
+import type { VoiceSettings } from "../../src/domain/voice-settings.js";
+import type { Db } from "../../src/store/db.js";
+import { openPostgres } from "../../src/store/postgres-db.js";
+import { openedDatabases, type TestDatabase } from "../support/databases.js";
+import { adminKey, testConfig, type TestResponse } from "../support/harness.js";
+
+export const accountId = "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01";
+export const secondAccountId = "0b4f9a52-7c1e-4d0a-8f3e-9d2b6c5a4e02";
+
+export const voiceConfig = {
+  agent: {
+    provider: "builtin",
+    greeting: "Welcome to Acme!",
+    fallback: "Sorry, I cannot help with that.",
+    knowledge: [
+      { question: "What are your opening hours?", answer: "We are open from 9 to 5 on weekdays." },
+      { question: "Where is the office located?", answer: "Our office is at 1 Main Street." },
+    ],
+  },
+  pricing: { voice_minute_usd: 0.06 },
+  voice: {
+    accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }],
+    analysis_fields: [{ name: "asked_about_hours", type: "boolean", description: "Did the caller ask about opening hours?" }],
+    simulated: { script: ["Hello?", "What are your opening hours?", "Great, thanks. Bye."], ring_ms: 20, turn_ms: 30 },
+  },
+};
+
+/** Short timings so that web-call expiry and sweeps happen within a test. */
+export const testVoiceSettings: Partial<VoiceSettings> = { webCallJoinTimeoutMs: 300, heartbeatMs: 200, schedulerPollSeconds: 0.5 };
+
+export interface VoiceHarness {
+  database: TestDatabase;
+  app: App;
+  request(options: InjectOptions): Promise<TestResponse>;
+  /**
+   * Another app on the same database: a second instance, or the same service after a restart. With `ownPool` (on
+   * PostgreSQL) it opens its own connections, as a separate process would.
+   */
+  startApp(options?: { ownPool: boolean }): Promise<App>;
+  organization(projectConfig?: unknown, projectName?: string): Promise<{ organizationId: string; apiKey: string; projectId: string }>;
+  thread(apiKey: string): Promise<string>;
+  threadToken(apiKey: string, threadId: string): Promise<string>;
+}
+
+export function injector(app: App): (options: InjectOptions) => Promise<TestResponse> {
+  return async (options) => {
+    const response = await app.server.inject(options);
+    return { status: response.statusCode, headers: response.headers, body: response.body, json: <T>() => JSON.parse(response.body) as T };
+  };
+}
+
+async function openApp(database: TestDatabase, db: Db = database.db): Promise<App> {
+  const app = await createApp(testConfig(database), { db, logger: pino({ level: "silent" }), voice: testVoiceSettings });
+  await app.server.ready();
+  return app;
+}
+
+/** Like the shared harness's `forEachDatabase`, with the voice timings above and a way to start more apps. */
+export function forEachVoiceDatabase(title: string, body: (harness: () => VoiceHarness) => void, only?: TestDatabase["name"]): void {
+  for (const database of openedDatabases().filter((candidate) => only === undefined || candidate.name === only)) {
+    describe(`${title} [${database.name}]`, () => {
+      let harness: VoiceHarness | undefined;
+      const extra: App[] = [];
+      const pools: Db[] = [];
+      before(async () => {
+        const app = await openApp(database);
+        const request = injector(app);
+        const admin = (method: InjectOptions["method"], url: string, payload?: unknown) =>
+          request({ method, url, headers: { authorization: `Bearer ${adminKey}` }, ...(payload === undefined ? {} : { payload: payload as InjectOptions["payload"] }) });
+        harness = {
+          database,
+          app,
+          request,
+          async startApp(options) {
+            const pool = options?.ownPool && database.url ? openPostgres(database.url, 10) : undefined;
+            if (pool) pools.push(pool);
+            const started = await openApp(database, pool);
+            extra.push(started);
+            return started;
+          },
+          async organization(projectConfig = voiceConfig, projectName = "support") {
+            const org = (await admin("POST", "/admin/organizations", { name: "Voice org" })).json<{ id: string; api_key: string }>();
+            const project = await admin("POST", `/admin/organizations/${org.id}/projects`, { name: projectName, config: projectConfig });
+            if (project.status !== 201) throw new Error(`project creation failed: ${project.body}`);
+            return { organizationId: org.id, apiKey: org.api_key, projectId: project.json<{ id: string }>().id };
+          },
+          async thread(apiKey) {
+            const response = await request({ method: "POST", url: "/threads", headers: { authorization: apiKey }, payload: {} });
+            if (response.status !== 200) throw new Error(`thread creation failed: ${response.body}`);
+            return response.json<{ thread_id: string }>().thread_id;
+          },
+          async threadToken(apiKey, threadId) {
+            return (await request({ method: "POST", url: `/threads/${threadId}/token`, headers: { authorization: apiKey } })).json<{ access_token: string }>().access_token;
+          },
+        };
+      });
+      after(async () => {
+        for (const app of extra) await app.close().catch(() => undefined);
+        for (const pool of pools) await pool.close();
+        await harness?.app.close();
+      });
+      body(() => {
+        if (!harness) throw new Error("harness not ready");
+        return harness;
+      });
+    });
+  }
+}
+
+export interface CallDetail {
+  id: string;
+  thread_id: string;
+  call_type: string;
+  status: string;
+  created_at: string;
+  conversation_id: number | null;
+  direction: string | null;
+  from_number: string | null;
+  to_number: string | null;
+  scheduled_for: string | null;
+  start_timestamp: number | null;
+  end_timestamp: number | null;
+  duration_ms: number | null;
+  disconnection_reason: string | null;
+  transcript: string | null;
+  transcript_object: { role: string; content: string; words: { word: string; start: number; end: number }[] }[] | null;
+  recording_url: string | null;
+  call_analysis: { call_summary: string; user_sentiment: string; call_successful: boolean | null; custom_analysis_data: Record<string, unknown> } | null;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls the call until `done` holds (or fails after `timeoutMs`). */
+export async function waitForCall(
+  request: VoiceHarness["request"],
+  apiKey: string,
+  callId: string,
+  done: (call: CallDetail) => boolean,
+  timeoutMs = 15_000,
+): Promise<CallDetail> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const call = (await request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    if (done(call)) return call;
+    if (Date.now() > deadline) throw new Error(`call ${callId} did not get there in time: ${JSON.stringify(call)}`);
+    await sleep(50);
+  }
+}
+
+export const processed = (call: CallDetail) => (call.status === "ended" || call.status === "error") && call.call_analysis !== null;
+
+/** A WebSocket client that queues what it receives, for tests that wait for a given message. */
+export class TestSocket {
+  readonly received: Record<string, unknown>[] = [];
+  private waiters: (() => void)[] = [];
+  closed: { code: number; reason: string } | undefined;
+
+  private constructor(readonly socket: WebSocket) {
+    socket.on("message", (data) => {
+      this.received.push(JSON.parse(String(data)) as Record<string, unknown>);
+      this.wake();
+    });
+    socket.on("close", (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+      this.wake();
+    });
+  }
+
+  /** Opens a socket; a refused upgrade rejects with the HTTP status and body. */
+  static open(url: string, headers: Record<string, string> = {}): Promise<TestSocket> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(url, { headers });
+      socket.once("open", () => resolve(new TestSocket(socket)));
+      socket.once("unexpected-response", (_request, response) => {
+        let body = "";
+        response.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        response.on("end", () => reject(Object.assign(new Error(`upgrade refused: ${response.statusCode}`), { status: response.statusCode, body })));
+      });
+      socket.once("error", reject);
+    });
+  }
+
+  send(message: unknown): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** The first received message (not yet taken) that matches, waiting for it. */
+  async next(matches: (message: Record<string, unknown>) => boolean, timeoutMs = 10_000): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.received.findIndex(matches);
+      if (index >= 0) return this.received.splice(index, 1)[0]!;
+      if (this.closed) throw new Error(`socket closed (${this.closed.code}) while waiting; received ${JSON.stringify(this.received)}`);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(`timed out; received ${JSON.stringify(this.received)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, remaining);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async waitClosed(timeoutMs = 5_000): Promise<{ code: number; reason: string }> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed) {
+      if (Date.now() > deadline) throw new Error("socket did not close");
+      await sleep(20);
+    }
+    return this.closed;
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+}
+
+/** Starts the app's server on a free local port for WebSocket tests; returns its ws:// base. */
+export async function listen(app: App): Promise<string> {
+  const address = await app.server.listen({ port: 0, host: "127.0.0.1" });
+  return address.replace(/^http/, "ws");
+}
