@@ -93,7 +93,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey);
   const metrics = new HttpMetrics();
-  const voice = createVoice({ config, settings: options.voice ?? {}, db, secrets, threads, projects, conversations, usage, locks, llm, chat, log: logger });
+  const voice = createVoice({ config, settings: { ...config.voice, ...options.voice }, db, secrets, threads, projects, conversations, usage, locks, llm, chat, log: logger });
 
   const firstStart = config.adminApiKey ? undefined : await runFirstStart(organizations, projects, settings);
 

@@ -21,6 +21,12 @@ export interface Config {
   redisUrl: string | undefined;
   rateLimitPerKeyPerMinute: number;
   rateLimitPerOrganizationPerMinute: number;
+  voice: {
+    webCallJoinTimeoutMs: number;
+    heartbeatMs: number;
+    staleAfterMs: number;
+    socketPingMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -92,5 +98,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimitPerKeyPerMinute: integer(env, "RATE_LIMIT_PER_KEY_PER_MINUTE", 0, 0, 10_000_000),
     rateLimitPerOrganizationPerMinute: integer(env, "RATE_LIMIT_PER_ORG_PER_MINUTE", 0, 0, 100_000_000),
+    voice: {
+      webCallJoinTimeoutMs: integer(env, "WEB_CALL_JOIN_TIMEOUT_MS", 30_000, 100, 600_000),
+      heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),
+      staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
+      socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
+    },
   };
 }

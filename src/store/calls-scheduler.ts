@@ -5,6 +5,8 @@ import type { Db, Queryable } from "./db.js";
 
 const startQueue = "parley_call_start";
 const processingQueue = "parley_call_results";
+/** unique_violation, duplicate_schema, duplicate_object, deadlock_detected, serialization_failure */
+const installRaceCodes = new Set(["23505", "42P06", "42710", "40P01", "40001"]);
 
 /**
  * Splits a script into statements at top-level semicolons, leaving quoted strings, quoted identifiers, dollar-quoted
@@ -76,9 +78,7 @@ export class PgBossCallJobs implements CallJobs {
   }
 
   async start(handlers: CallJobHandlers): Promise<void> {
-    await this.boss.start();
-    await this.boss.createQueue(startQueue, { name: startQueue, retryLimit: 5, retryDelay: 1 });
-    await this.boss.createQueue(processingQueue, { name: processingQueue, retryLimit: 3, retryDelay: 5 });
+    await this.install();
     const options = { pollingIntervalSeconds: this.pollSeconds, batchSize: 20 };
     await this.boss.work<{ callId: string }>(startQueue, options, async (jobs) => {
       await Promise.all(jobs.map((job) => handlers.startScheduledCall(job.data.callId)));
@@ -86,6 +86,27 @@ export class PgBossCallJobs implements CallJobs {
     this.processingWorker = await this.boss.work<{ callId: string }>(processingQueue, { ...options, batchSize: 5 }, async (jobs) => {
       await Promise.all(jobs.map((job) => handlers.processEndedCall(job.data.callId)));
     });
+  }
+
+  /**
+   * Instances starting together on a fresh database race to install pg-boss's schema and queues: the losers see a
+   * unique violation or a deadlock (both seen with three instances started at once). Each step is idempotent once
+   * the winner has committed, so the loser starts over.
+   */
+  private async install(): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.boss.start();
+        await this.boss.createQueue(startQueue, { name: startQueue, retryLimit: 5, retryDelay: 1 });
+        await this.boss.createQueue(processingQueue, { name: processingQueue, retryLimit: 3, retryDelay: 5 });
+        return;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= 5 || typeof code !== "string" || !installRaceCodes.has(code)) throw error;
+        this.log.warn({ attempt, code }, "another instance was installing pg-boss; starting over");
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 200));
+      }
+    }
   }
 
   async scheduleStart(callId: string, at: Date, tx: Queryable): Promise<void> {
