@@ -10,6 +10,7 @@ function printFirstStart(config: Config, keys: NonNullable<Awaited<ReturnType<ty
       `  organization id: ${keys.organizationId}`,
       `  API key:         ${keys.apiKey}`,
       `  admin key:       ${keys.adminKey}`,
+      `  demo project:    ${keys.projectName} (id ${keys.projectId})`,
       "",
       "Make a first request:",
       `  curl -s -X POST ${base}/threads -H 'Authorization: ${keys.apiKey}' -H 'Content-Type: application/json' -d '{"project_name":"${keys.projectName}"}'`,

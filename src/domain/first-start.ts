@@ -10,6 +10,7 @@ export interface FirstStartKeys {
   apiKey: string;
   adminKey: string;
   projectName: string;
+  projectId: string;
 }
 
 export const demoProjectConfig: ProjectConfigInput = {
@@ -42,8 +43,8 @@ export async function runFirstStart(
   if ((await settings.putIfAbsent("first_start_claim", claim)) !== claim) return undefined;
   const organization = await organizations.create("Demo organization");
   const projectName = "demo";
-  await projects.create(organization.id, projectName, demoProjectConfig);
+  const project = await projects.create(organization.id, projectName, demoProjectConfig);
   const adminKey = newCredential("adm_");
   await settings.putIfAbsent(ADMIN_KEY_HASH_SETTING, hashCredential(adminKey));
-  return { organizationId: organization.id, apiKey: organization.api_key, adminKey, projectName };
+  return { organizationId: organization.id, apiKey: organization.api_key, adminKey, projectName, projectId: project.id };
 }
