@@ -1,5 +1,5 @@
 import type { CallRecord, CallUtterance } from "../store/calls-store.js";
-import { RequestValidationError } from "./errors.js";
+import { cursorObject, invalidCursor } from "./cursors.js";
 
 /** What the interface shows of calls, built from the stored record. */
 export interface CallSummaryView {
@@ -102,19 +102,9 @@ export function encodeListCursor(call: CallRecord): string {
 }
 
 export function decodeListCursor(cursor: string): { createdKey: string; id: string } {
-  const invalid = () =>
-    new RequestValidationError([{ type: "value_error", loc: ["query", "cursor"], msg: "Value error, Invalid cursor", input: cursor, ctx: { error: {} } }]);
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid();
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    throw invalid();
-  }
-  if (typeof body !== "object" || body === null) throw invalid();
-  const { c, i } = body as Partial<ListCursor>;
-  if (typeof c !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(c) || !isInstant(c)) throw invalid();
-  if (typeof i !== "string" || i.length > 200 || i.includes("\u0000")) throw invalid();
+  const { c, i } = cursorObject(cursor) as Partial<ListCursor>;
+  if (typeof c !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(c) || !isInstant(c)) throw invalidCursor(cursor);
+  if (typeof i !== "string" || i.length > 200 || i.includes("\u0000")) throw invalidCursor(cursor);
   return { createdKey: c, id: i };
 }
 

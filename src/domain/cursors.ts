@@ -16,20 +16,30 @@ export function encodeCursor(kind: "history" | "search", threadId: string, posit
   return Buffer.from(JSON.stringify(body)).toString("base64url");
 }
 
-export function decodeCursor(kind: "history" | "search", threadId: string, cursor: string): number {
-  const invalid = () =>
-    new RequestValidationError([
-      { type: "value_error", loc: ["query", "cursor"], msg: "Value error, Invalid cursor", input: cursor, ctx: { error: {} } },
-    ]);
-  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalid();
+/** The 422 every cursor problem gets, at `["query","cursor"]`. */
+export function invalidCursor(cursor: string): RequestValidationError {
+  return new RequestValidationError([
+    { type: "value_error", loc: ["query", "cursor"], msg: "Value error, Invalid cursor", input: cursor, ctx: { error: {} } },
+  ]);
+}
+
+/** The JSON object inside an opaque cursor; anything else is `invalidCursor`. */
+export function cursorObject(cursor: string): Record<string, unknown> {
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(cursor)) throw invalidCursor(cursor);
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
-    throw invalid();
+    throw invalidCursor(cursor);
   }
-  if (typeof body !== "object" || body === null) throw invalid();
-  const { k, t, p } = body as Partial<CursorBody>;
-  if (k !== (kind === "history" ? "h" : "s") || t !== threadId || typeof p !== "number" || !Number.isSafeInteger(p) || p < 0) throw invalid();
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidCursor(cursor);
+  return body as Record<string, unknown>;
+}
+
+export function decodeCursor(kind: "history" | "search", threadId: string, cursor: string): number {
+  const { k, t, p } = cursorObject(cursor) as Partial<CursorBody>;
+  if (k !== (kind === "history" ? "h" : "s") || t !== threadId || typeof p !== "number" || !Number.isSafeInteger(p) || p < 0) {
+    throw invalidCursor(cursor);
+  }
   return p;
 }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService, TurnRequest } from "../domain/chat.js";
-import { assertThreadAccess } from "../domain/credentials.js";
+import { assertThreadAccess, type Caller } from "../domain/credentials.js";
 import { DomainError } from "../domain/errors.js";
 import { legacyConversations } from "../domain/legacy-history.js";
 import type { SummaryService } from "../domain/summaries.js";
@@ -44,6 +44,24 @@ async function respond(
   return reply;
 }
 
+/** A legacy chat or follow-up as a turn of the shared chat service; a thread token only opens its own thread. */
+function legacyTurn(
+  caller: Caller,
+  body: { thread_id: string; service_mode_name: string; start_new_conversation: boolean },
+  task: TurnRequest["task"],
+  userMessage?: TurnRequest["userMessage"],
+): TurnRequest {
+  assertThreadAccess(caller, body.thread_id);
+  return {
+    organizationId: caller.organizationId,
+    threadId: body.thread_id,
+    projectName: body.service_mode_name,
+    startNewConversation: body.start_new_conversation,
+    ...(userMessage ? { userMessage } : {}),
+    task,
+  };
+}
+
 export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
   const base = deps.basePath;
   return [
@@ -63,15 +81,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       responses: withErrors({ 200: LegacyReply }, [404, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        assertThreadAccess(caller, body.thread_id);
-        const turn: TurnRequest = {
-          organizationId: caller.organizationId,
-          threadId: body.thread_id,
-          projectName: body.service_mode_name,
-          startNewConversation: body.start_new_conversation,
-          userMessage: { content: body.message, extras: { user_type: "user" } },
-          task: "reply",
-        };
+        const turn = legacyTurn(caller, body, "reply", { content: body.message, extras: { user_type: "user" } });
         return respond(deps.chat, turn, body.streaming, request, reply);
       },
     }),
@@ -141,15 +151,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       responses: withErrors({ 200: LegacyReply }, [404, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        assertThreadAccess(caller, body.thread_id);
-        const turn: TurnRequest = {
-          organizationId: caller.organizationId,
-          threadId: body.thread_id,
-          projectName: body.service_mode_name,
-          startNewConversation: body.start_new_conversation,
-          task: "followup",
-        };
-        return respond(deps.chat, turn, body.streaming, request, reply);
+        return respond(deps.chat, legacyTurn(caller, body, "followup"), body.streaming, request, reply);
       },
     }),
     defineRoute({
