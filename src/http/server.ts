@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/credentials.js";
 import type { RateLimits } from "../domain/rate-limits.js";
@@ -74,6 +74,11 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(error);
 }
 
+/** Node's condition for emitting `upgrade` rather than `request`. */
+function isUpgrade(raw: IncomingMessage): boolean {
+  return raw.headers.upgrade !== undefined && /(^|,)\s*upgrade\s*(,|$)/i.test(raw.headers.connection ?? "");
+}
+
 const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
 const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
 
@@ -92,9 +97,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     http: { connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
     // A malformed URL (bad percent-encoding) and malformed HTTP get FastAPI's `{"detail"}` shape, not Fastify's own.
-    frameworkErrors: (_error, _request, reply) => {
+    // Fastify runs no hooks for these, so a refused upgrade's socket is closed here (see the onResponse hook).
+    frameworkErrors: (_error, request, reply) => {
       const body = JSON.stringify({ detail: "Bad Request" });
-      reply.raw.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+      reply.raw.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body, () => {
+        if (isUpgrade(request.raw)) request.raw.socket.destroy();
+      });
     },
     clientErrorHandler: answerClientError,
   });
@@ -116,6 +124,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     options.metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // Node hands an upgrade request's socket over for good: answered over HTTP instead (no socket route took it, or
+    // it was refused), nothing else would ever close it, and the server could not shut down while it is open.
+    if (isUpgrade(request.raw)) request.raw.socket.destroy();
   });
   app.setErrorHandler((error, request, reply) => {
     const mapped = mapError(error);

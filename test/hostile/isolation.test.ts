@@ -1,0 +1,203 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { before, test } from "node:test";
+import type { InjectOptions } from "fastify";
+import { uuidv7 } from "../../src/domain/ids.js";
+import { forEachDatabase, type Harness } from "../support/harness.js";
+import { accountId, assertDocumented, buildWorld, endpoint, send, snapshot, type World } from "./support.js";
+
+/** An id of theirs and an id that names nothing, sent the same way with my own API key. */
+interface Probe {
+  name: string;
+  foreign: string;
+  missing: string;
+  request(id: string): InjectOptions;
+  /** Sent as a WebSocket upgrade. */
+  socket?: boolean;
+  /** The documented answer for both, with the id written as `<id>` wherever it is echoed. */
+  expected?: { status: number; body: unknown };
+}
+
+const events = endpoint("GET", "/threads/:thread_id/events");
+const theirAccountId = "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a";
+const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
+
+/** The body with the probed id written as `<id>`, so that an echoed input does not tell the two apart. */
+function normalized(body: string, id: string): unknown {
+  return JSON.parse(body.split(JSON.stringify(id).slice(1, -1)).join("<id>"));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed(h: Harness, request: InjectOptions): Promise<number> {
+  const start = process.hrtime.bigint();
+  await h.request(request);
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+forEachDatabase("isolation between organizations", (h) => {
+  let mine: World;
+  let theirs: World;
+  let freshThread: string;
+  before(async () => {
+    mine = await buildWorld(h());
+    theirs = await buildWorld(h());
+    freshThread = await h().thread(mine.apiKey);
+    const config = { voice: { accounts: [{ id: theirAccountId, phone_numbers: ["+14155550199"] }] } };
+    const project = await h().admin("POST", `/admin/organizations/${theirs.organizationId}/projects`, { name: "theirs-only", config });
+    assert.equal(project.status, 201, project.body);
+    const payload = { thread_id: theirs.threadId, message: "Do you sell zebras?", service_config_name: "support" };
+    assert.equal((await h().request({ method: "POST", url: "/chat", headers: { authorization: theirs.apiKey }, payload })).status, 200);
+  });
+
+  const key = () => ({ authorization: mine.apiKey });
+  const get = (url: string): InjectOptions => ({ method: "GET", url, headers: key() });
+  const post = (url: string, payload?: Record<string, unknown>): InjectOptions => ({ method: "POST", url, headers: key(), ...(payload ? { payload } : {}) });
+  const notFound = (what: string) => ({ status: 404, body: { detail: `${what} not found` } });
+
+  function probes(): Probe[] {
+    const thread = (name: string, request: (id: string) => InjectOptions, expected?: Probe["expected"]): Probe => ({
+      name,
+      foreign: theirs.threadId,
+      missing: uuidv7(),
+      request,
+      ...(expected ? { expected } : {}),
+    });
+    const phoneCall = (body: Record<string, unknown>) => ({ callee: "+14155552671", project_id: mine.projectId, scheduled_for: inADay(), ...body });
+    return [
+      thread("GET /threads/{id}", (id) => get(`/threads/${id}`), notFound("Thread")),
+      thread("POST /threads/{id}/token", (id) => post(`/threads/${id}/token`), notFound("Thread")),
+      thread("POST /threads/{id}/json-input", (id) => post(`/threads/${id}/json-input`, { project_name: "support", json_input: '{"plan":"stolen"}' }), notFound("Thread")),
+      thread("GET /threads/{id}/messages", (id) => get(`/threads/${id}/messages`), notFound("Thread")),
+      thread("GET /threads/{id}/messages/search", (id) => get(`/threads/${id}/messages/search?query=zebras`), notFound("Thread")),
+      { ...thread("GET /threads/{id}/events", (id) => get(`/threads/${id}/events`), notFound("Thread")), socket: true },
+      thread("POST /chat", (id) => post("/chat", { thread_id: id, message: "Hello", service_config_name: "support" }), notFound("Thread")),
+      thread("POST /voice/{id}/phone-call", (id) => post(`/voice/${id}/phone-call`, phoneCall({})), notFound("Thread")),
+      thread("DELETE /voice/{id}/phone-call", (id) => ({ method: "DELETE", url: `/voice/${id}/phone-call`, headers: key() }), notFound("Thread")),
+      thread("POST /voice/{id}/web-call", (id) => post(`/voice/${id}/web-call`, { project_id: mine.projectId }), notFound("Thread")),
+      thread("GET /calls?thread_id={id}", (id) => get(`/calls?thread_id=${id}`), { status: 200, body: { calls: [], pagination: { cursor: null } } }),
+      thread("POST /legacy/chat", (id) => post("/legacy/chat", { thread_id: id, message: "Hello", service_mode_name: "support" }), notFound("Thread")),
+      thread("POST /legacy/retrieve_conversations", (id) => post(`/legacy/retrieve_conversations?thread_id=${id}`), notFound("Thread")),
+      thread("POST /legacy/end_conversation", (id) => post("/legacy/end_conversation", { thread_id: id }), { status: 400, body: { detail: "Thread not found" } }),
+      thread("POST /legacy/get_followup", (id) => post("/legacy/get_followup", { thread_id: id, service_mode_name: "support" }), notFound("Thread")),
+      thread("POST /legacy/retrieve_conversation_summary", (id) => post("/legacy/retrieve_conversation_summary", { thread_id: id }), {
+        status: 404,
+        body: { error: "Thread not found", status_code: 404 },
+      }),
+      thread("POST /legacy/generate-token/{id}", (id) => post(`/legacy/generate-token/${id}`), notFound("Thread")),
+      { name: "GET /calls/{id}", foreign: theirs.callId, missing: uuidv7(), request: (id) => get(`/calls/${id}`), expected: notFound("Call") },
+      {
+        name: "phone call with their project_id",
+        foreign: theirs.projectId,
+        missing: randomUUID(),
+        request: (id) => post(`/voice/${freshThread}/phone-call`, phoneCall({ project_id: id })),
+        expected: notFound("Project"),
+      },
+      { name: "web call with their project_id", foreign: theirs.projectId, missing: randomUUID(), request: (id) => post(`/voice/${freshThread}/web-call`, { project_id: id }), expected: notFound("Project") },
+      {
+        name: "phone call with their voice_provider_account_id",
+        foreign: theirAccountId,
+        missing: randomUUID(),
+        request: (id) => post(`/voice/${freshThread}/phone-call`, phoneCall({ voice_provider_account_id: id })),
+      },
+      { name: "POST /threads with their project_name", foreign: "theirs-only", missing: "nobody-has-this", request: (name) => post("/threads", { project_name: name }), expected: notFound("Project") },
+      { name: "chat with their service_config_name", foreign: "theirs-only", missing: "nobody-has-this", request: (name) => post("/chat", { thread_id: freshThread, message: "Hi", service_config_name: name }) },
+      {
+        name: "json-input with their project_name",
+        foreign: "theirs-only",
+        missing: "nobody-has-this",
+        request: (name) => post(`/threads/${freshThread}/json-input`, { project_name: name, json_input: "{}" }),
+        expected: notFound("Project"),
+      },
+      {
+        name: "legacy chat with their service_mode_name",
+        foreign: "theirs-only",
+        missing: "nobody-has-this",
+        request: (name) => post("/legacy/chat", { thread_id: freshThread, message: "Hi", service_mode_name: name }),
+      },
+      {
+        name: "GET /calls?project_name={their project}",
+        foreign: "theirs-only",
+        missing: "nobody-has-this",
+        request: (name) => get(`/calls?project_name=${name}`),
+        expected: { status: 200, body: { calls: [], pagination: { cursor: null } } },
+      },
+      {
+        name: "their history cursor on my thread",
+        foreign: theirs.historyCursor,
+        missing: Buffer.from('{"k":"h","t":"x","p":1}').toString("base64url"),
+        request: (cursor) => get(`/threads/${mine.threadId}/messages?cursor=${cursor}`),
+      },
+      {
+        name: "their search cursor on my thread",
+        foreign: theirs.searchCursor,
+        missing: Buffer.from('{"k":"s","t":"x","p":1}').toString("base64url"),
+        request: (cursor) => get(`/threads/${mine.threadId}/messages/search?query=hours&cursor=${cursor}`),
+      },
+    ];
+  }
+
+  test("every id, name and cursor of another organization is answered exactly as one that names nothing, and neither side changes", async () => {
+    const before = [await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)];
+    for (const probe of probes()) {
+      const target = probe.socket ? events : undefined;
+      const foreign = await send(h(), target, probe.request(probe.foreign));
+      const missing = await send(h(), target, probe.request(probe.missing));
+      assert.ok(foreign.status >= 400 || probe.expected?.status === 200, `${probe.name}: ${foreign.status} ${foreign.body}`);
+      assertDocumented(probe.name.includes("summary") ? endpoint("POST", "/legacy/retrieve_conversation_summary") : undefined, foreign, probe.name);
+      assert.equal(foreign.status, missing.status, `${probe.name}: ${foreign.body} vs ${missing.body}`);
+      assert.deepEqual(normalized(foreign.body, probe.foreign), normalized(missing.body, probe.missing), probe.name);
+      if (probe.expected) {
+        assert.equal(foreign.status, probe.expected.status, `${probe.name}: ${foreign.body}`);
+        assert.deepEqual(foreign.json(), probe.expected.body, probe.name);
+      }
+    }
+    assert.deepEqual([await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)], before);
+  });
+
+  test("listings never include another organization's calls or messages, even through their cursor", async () => {
+    const listed = (await h().request(get("/calls?limit=100"))).json<{ calls: { id: string; thread_id: string }[] }>().calls;
+    const ours = new Set(listed.map((call) => call.id));
+    assert.ok(ours.has(mine.callId) && !ours.has(theirs.callId), JSON.stringify(listed));
+    assert.ok(listed.every((call) => call.thread_id === mine.threadId || call.thread_id === mine.otherThreadId), JSON.stringify(listed));
+    const viaTheirCursor = await h().request(get(`/calls?cursor=${theirs.callCursor}`));
+    assert.equal(viaTheirCursor.status, 200, viaTheirCursor.body);
+    assert.ok(viaTheirCursor.json<{ calls: { id: string }[] }>().calls.every((call) => ours.has(call.id)), viaTheirCursor.body);
+    const search = await h().request(get(`/threads/${mine.threadId}/messages/search?query=zebras`));
+    assert.deepEqual(search.json(), { matches: [], pagination: { cursor: null } });
+    const legacy = await h().request(post(`/legacy/retrieve_conversations?thread_id=${mine.threadId}&limit=100`));
+    assert.ok(!legacy.body.includes("zebras"), legacy.body);
+    const theirKeyOnTheirCall = await h().request({ method: "GET", url: `/calls/${theirs.callId}`, headers: { authorization: theirs.apiKey } });
+    assert.equal(theirKeyOnTheirCall.status, 200, "the foreign call exists for its owner");
+  });
+
+  test("answering a foreign id takes about as long as answering a missing one", async () => {
+    const pairs: [string, string, (id: string) => InjectOptions][] = [
+      [theirs.threadId, uuidv7(), (id) => get(`/threads/${id}`)],
+      [theirs.threadId, uuidv7(), (id) => get(`/threads/${id}/messages`)],
+      [theirs.callId, uuidv7(), (id) => get(`/calls/${id}`)],
+    ];
+    for (const [foreignId, missingId, request] of pairs) {
+      const foreign: number[] = [];
+      const missing: number[] = [];
+      for (let round = 0; round < 35; round += 1) {
+        // Alternating the order spreads any drift evenly; the first rounds only warm up.
+        for (const isForeign of round % 2 === 0 ? [true, false] : [false, true]) {
+          const elapsed = await timed(h(), request(isForeign ? foreignId : missingId));
+          if (round >= 5) (isForeign ? foreign : missing).push(elapsed);
+        }
+      }
+      const [a, b] = [median(foreign), median(missing)];
+      const url = String(request("{id}").url);
+      assert.ok(Math.max(a, b) <= 3 * Math.min(a, b) || Math.abs(a - b) <= 2, `${url}: foreign ${a.toFixed(2)} ms, missing ${b.toFixed(2)} ms`);
+    }
+  });
+
+  test("my own account id and project still work, so the refusals above are about ownership", async () => {
+    const call = await h().request(post(`/voice/${freshThread}/phone-call`, { callee: "+14155552671", project_id: mine.projectId, scheduled_for: inADay(), voice_provider_account_id: accountId }));
+    assert.equal(call.status, 200, call.body);
+  });
+});
