@@ -4,6 +4,7 @@ import { assertThreadAccess } from "./credentials.js";
 import { decodeCursor, encodeCursor } from "./cursors.js";
 import type { ProjectService } from "./projects.js";
 import type { ThreadService } from "./threads.js";
+import type { ThreadRecord } from "../store/threads-store.js";
 
 export interface MessageView {
   message_id: string;
@@ -62,16 +63,18 @@ export class HistoryService {
       page = rows.slice(0, query.limit).reverse();
       if (rows.length > query.limit) cursor = encodeCursor("history", thread.id, page[0]!.seq - 1);
     }
-    return { messages: page.map(messageView), pagination: { cursor }, is_locked: await this.isLocked(thread.organization_id, thread.id, thread.project_id) };
+    return { messages: page.map(messageView), pagination: { cursor }, is_locked: await this.isLocked(thread) };
   }
 
   /** Locked when the applicable project locks on conversation end and the thread's latest conversation has ended. */
-  private async isLocked(organizationId: string, threadId: string, threadProjectId: string | null): Promise<boolean> {
-    const latest = await this.conversations.latest(threadId);
+  private async isLocked(thread: ThreadRecord): Promise<boolean> {
+    // The thread row already tells whether the latest conversation has ended; only then is the project read.
+    if (thread.last_conversation_id === 0 || thread.active_conversation_id !== null) return false;
+    const latest = await this.conversations.latest(thread.id);
     if (!latest || latest.ended_at === null) return false;
-    const projectId = latest.project_id ?? threadProjectId;
+    const projectId = latest.project_id ?? thread.project_id;
     if (!projectId) return false;
-    const project = await this.projects.findById(organizationId, projectId);
+    const project = await this.projects.findById(thread.organization_id, projectId);
     if (!project) return false;
     return (await this.projects.resolve(project)).config.conversation.lock_on_end;
   }

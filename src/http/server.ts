@@ -96,6 +96,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Node checks request and header timeouts on this interval (30 s by default), so a stalled client is cut promptly.
     http: { connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
+    disableRequestLogging: true,
     // A malformed URL (bad percent-encoding) and malformed HTTP get FastAPI's `{"detail"}` shape, not Fastify's own.
     // Fastify runs no hooks for these, so a refused upgrade's socket is closed here (see the onResponse hook).
     frameworkErrors: (_error, request, reply) => {
@@ -124,6 +125,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     options.metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // One line per request (Fastify's default writes two); the route pattern, not the URL, so no query value is logged.
+    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, "request");
     // Node hands an upgrade request's socket over for good: answered over HTTP instead (no socket route took it, or
     // it was refused), nothing else would ever close it, and the server could not shut down while it is open.
     if (isUpgrade(request.raw)) request.raw.socket.destroy();
