@@ -1,5 +1,5 @@
 import type { AgentTask, LlmProvider } from "../providers/llm/types.js";
-import type { Db } from "../store/db.js";
+import type { Db, Queryable } from "../store/db.js";
 import type { ConversationsStore, MessagesStore, Role, UsageStore } from "../store/messages-store.js";
 import type { ThreadLocks } from "../store/thread-locks.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
@@ -12,8 +12,19 @@ import type { ThreadService } from "./threads.js";
 
 export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined) => LlmProvider;
 
-/** Told of every message stored, e.g. to publish it on the thread's events stream. */
-export type MessageListener = (event: { threadId: string; messageId: string; role: Role; conversationId: number; content: string }) => void;
+export interface StoredMessage {
+  threadId: string;
+  messageId: string;
+  role: Role;
+  conversationId: number;
+  content: string;
+}
+
+/**
+ * Told of every message inside the transaction that stores it, e.g. to append it to the thread's events stream:
+ * one commit for both, since every commit waits for a disk flush.
+ */
+export type MessageListener = (message: StoredMessage, tx: Queryable) => Promise<void>;
 
 export interface TurnRequest {
   organizationId: string;
@@ -76,13 +87,11 @@ export class ChatService {
             { id: userMessageId, threadId: thread.id, conversationId, role: "user", ...withContent(request.userMessage) },
             tx,
           );
+          await this.emit({ threadId: thread.id, messageId: userMessageId, role: "user", conversationId, content: request.userMessage.content }, tx);
         }
         const budget = agent.max_history_messages + (request.userMessage ? 1 : 0);
         return { conversationId, history: await this.messages.latestOfConversation(thread.id, conversationId, budget, tx) };
       });
-      if (request.userMessage && userMessageId) {
-        this.emit({ threadId: thread.id, messageId: userMessageId, role: "user", conversationId, content: request.userMessage.content });
-      }
       const prompt = buildPrompt({
         systemPrompt: agent.system_prompt,
         context: thread.context,
@@ -106,8 +115,8 @@ export class ChatService {
           tx,
         );
         await this.usage.addBillableMessage(thread.id, resolved.config.pricing.message_usd, tx);
+        await this.emit({ threadId: thread.id, messageId: replyMessageId, role: "assistant", conversationId, content: text }, tx);
       });
-      this.emit({ threadId: thread.id, messageId: replyMessageId, role: "assistant", conversationId, content: text });
       return { message: text, userMessageId, conversationId, replyMessageId };
     });
   }
@@ -121,8 +130,8 @@ export class ChatService {
     return ended;
   }
 
-  private emit(event: Parameters<MessageListener>[0]): void {
-    for (const listener of this.listeners) listener(event);
+  private async emit(message: StoredMessage, tx: Queryable): Promise<void> {
+    for (const listener of this.listeners) await listener(message, tx);
   }
 }
 

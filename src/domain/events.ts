@@ -26,7 +26,6 @@ const pageSize = 200;
  */
 export class EventsService {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
-  private readonly later = new Map<string, Promise<void>>();
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
@@ -43,7 +42,6 @@ export class EventsService {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.later.values()]);
     await this.unlisten?.();
     this.subscribers.clear();
   }
@@ -55,23 +53,6 @@ export class EventsService {
 
   async publish(threadId: string, type: EventType, payload: Record<string, unknown>): Promise<number> {
     return this.db.transaction((tx) => this.store.append(threadId, type, payload, tx));
-  }
-
-  /**
-   * Fire and forget, for listeners that cannot wait (a message stored by a chat turn). Such events of one thread are
-   * published one after the other, so that their seqs follow the order they were handed over in.
-   */
-  publishLater(threadId: string, type: EventType, payload: Record<string, unknown>): void {
-    const tail = (this.later.get(threadId) ?? Promise.resolve())
-      .then(() => this.publish(threadId, type, payload))
-      .then(
-        () => undefined,
-        (error: unknown) => this.log.warn({ err: error, threadId, type }, "publishing an event failed"),
-      );
-    this.later.set(threadId, tail);
-    void tail.then(() => {
-      if (this.later.get(threadId) === tail) this.later.delete(threadId);
-    });
   }
 
   /**

@@ -56,13 +56,17 @@ export class ChatStream {
     raw.setHeader("x-request-id", String(this.reply.request.id));
     raw.flushHeaders();
     // The client hanging up half-closes the socket; it is destroyed at the end so it does not linger as keep-alive.
-    raw.socket?.once("end", () => {
-      this.clientGone = true;
-    });
+    raw.socket?.once("end", this.markClientGone);
   }
+
+  private readonly markClientGone = (): void => {
+    this.clientGone = true;
+  };
 
   private end(): void {
     const raw = this.reply.raw;
+    // A keep-alive socket serves many streams: each must take its listener away again, or they pile up.
+    raw.socket?.off("end", this.markClientGone);
     if (this.clientGone) raw.destroy();
     else if (!raw.destroyed && !raw.writableEnded) raw.end();
   }
