@@ -44,6 +44,11 @@ export class InProcessThreadLocks implements ThreadLocks {
 }
 
 const unlockChannel = "parley_thread_unlocked";
+/**
+ * Lease statements commit without waiting for a disk flush: a lease lost in a crash is void anyway (its holder's
+ * backend is gone), so durability buys nothing here and would cost a flush per acquire and per release.
+ */
+const asyncCommit = "WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))";
 const leaseSeconds = 30;
 
 /**
@@ -68,7 +73,11 @@ export class PostgresThreadLocks implements ThreadLocks {
       await this.acquire(threadId, token);
       const heartbeat = setInterval(() => {
         void this.db
-          .query("UPDATE threads SET lock_until = now() + make_interval(secs => $3) WHERE id = $1 AND lock_token = $2", [threadId, token, leaseSeconds])
+          .query(`${asyncCommit} UPDATE threads SET lock_until = now() + make_interval(secs => $3) FROM no_flush WHERE id = $1 AND lock_token = $2`, [
+            threadId,
+            token,
+            leaseSeconds,
+          ])
           .catch(() => undefined);
       }, (leaseSeconds * 1000) / 3);
       try {
@@ -76,8 +85,12 @@ export class PostgresThreadLocks implements ThreadLocks {
       } finally {
         clearInterval(heartbeat);
         await this.db
-          .query(`WITH released AS (UPDATE threads SET lock_token = NULL, lock_pid = NULL, lock_until = NULL WHERE id = $1 AND lock_token = $2 RETURNING id)
-                  SELECT pg_notify('${unlockChannel}', id) FROM released`, [threadId, token])
+          .query(
+            `${asyncCommit}, released AS (UPDATE threads SET lock_token = NULL, lock_pid = NULL, lock_until = NULL FROM no_flush
+                                            WHERE id = $1 AND lock_token = $2 RETURNING id)
+             SELECT pg_notify('${unlockChannel}', id) FROM released`,
+            [threadId, token],
+          )
           .catch(() => undefined);
       }
     });
@@ -88,8 +101,8 @@ export class PostgresThreadLocks implements ThreadLocks {
     for (let attempt = 0; ; attempt += 1) {
       const woken = this.nextWake(threadId, Math.min(25 * 2 ** attempt, 500));
       const rows = await this.db.query(
-        `UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
-          WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
+        `${asyncCommit} UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
+          FROM no_flush WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
                 OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = threads.lock_pid))
           RETURNING id`,
         [threadId, token, pid, leaseSeconds],
