@@ -1,0 +1,71 @@
+/**
+ * 2. Non-streaming chats per second with the built-in agent, each connection on its own thread, against the same
+ * statements issued directly (lib/chat-sql.ts) at the same concurrency: what everything around the SQL costs.
+ */
+import type { Benchmark } from "./lib/benchmark.js";
+import { directTurn } from "./lib/chat-sql.js";
+import { builtinAnswer, chatQuestion, helpDeskConfig, type BenchContext, type DbKind, type Timing } from "./lib/context.js";
+import { rawRequest } from "./lib/http.js";
+import { alternate, describeCpu, loadWithCpu, mergeCpu } from "./lib/measure.js";
+import { row, type BenchmarkResult, type Row } from "./lib/report.js";
+import { openDirect, seed } from "./lib/seed.js";
+import { checkBaseline } from "./lib/sql-trace.js";
+import { closedLoop } from "./lib/stats.js";
+
+const chatConcurrency = 32;
+
+/**
+ * Parley over HTTP (a server of `kind`, `connections` connections on as many threads) and the direct baseline
+ * (`directTurn` loops on a freshly seeded database), measured in turns.
+ */
+export async function chatAgainstDirect(context: BenchContext, kind: DbKind, timing: Timing, connections: number) {
+  const seeded = await seed(context, kind, connections);
+  const target = await openDirect(context, seeded);
+  const shape = { auth: true, lease: kind === "postgres", events: true };
+  const diff = await checkBaseline(seeded.appTurn, target, seeded.traceThread, shape);
+  const events = new Map<string, Promise<void>>();
+
+  const parley = await context.parley(kind);
+  const tenant = await context.tenant(parley, helpDeskConfig);
+  const threads = await context.threads(parley, tenant, connections);
+  const requests = threads.map((threadId) =>
+    rawRequest("POST", "/chat", { authorization: tenant.apiKey }, { thread_id: threadId, message: chatQuestion, service_config_name: tenant.projectName }),
+  );
+  const measured = await alternate(
+    timing,
+    async (window) => {
+      const result = await closedLoop({ concurrency: connections, ...window }, (worker) => directTurn(target, seeded.threads[worker]!, shape, chatQuestion, builtinAnswer, events));
+      await Promise.all(events.values());
+      return result;
+    },
+    (window) => loadWithCpu(context, parley, { requests, connections, keepSamples: true, ...window }),
+  );
+  await parley.stop();
+  return { parley: { ...measured.b, cpu: mergeCpu(measured.bWindows) }, direct: measured.a, diff, statementsPerTurn: seeded.appTurn.length };
+}
+
+export const chatThroughput: Benchmark = {
+  name: "chat",
+  byDefault: true,
+  async run(context: BenchContext): Promise<BenchmarkResult> {
+    const rows: Row[] = [];
+    const details: Record<string, unknown> = {};
+    const notes: string[] = [];
+    for (const kind of context.options.dbs) {
+      const { parley, direct, diff, statementsPerTurn } = await chatAgainstDirect(context, kind, context.timing, chatConcurrency);
+      await context.close();
+      details[kind] = { parley, direct, diff };
+      notes.push(`chat [${kind}]: ${statementsPerTurn} statements per turn (BEGIN/COMMIT included); ${describeCpu(parley.cpu, kind)}`);
+      if (diff.length > 0) notes.push(`chat [${kind}]: the baseline's statements differ from Parley's: ${diff.join("; ")}`);
+      if (parley.errors + direct.errors > 0) notes.push(`chat [${kind}]: errors: Parley ${parley.errors} (${parley.firstError ?? ""}), direct ${direct.errors} (${direct.firstError ?? ""})`);
+      rows.push(
+        row(
+          { benchmark: "2 chat throughput", db: kind, name: `chats/s, builtin agent, ${chatConcurrency} threads`, figure: parley.perSecond, unit: "chats/s", baseline: direct.perSecond, baselineLabel: "same SQL direct", target: "≥ 60% of direct" },
+          { on: "ratio", atLeast: 0.6 },
+        ),
+        row({ benchmark: "2 chat throughput", db: kind, name: "chat p99", figure: parley.latencies.p99, unit: "ms", baseline: direct.latencies.p99, baselineLabel: "direct" }),
+      );
+    }
+    return { rows, details, notes };
+  },
+};

@@ -1,0 +1,111 @@
+/** Latency figures from every sample of a measured window (never a subsample). */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function summarize(samples: ArrayLike<number>): LatencySummary {
+  const sorted = Float64Array.from(samples).sort();
+  let sum = 0;
+  for (const value of sorted) sum += value;
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length > 0 ? sorted[sorted.length - 1]! : Number.NaN,
+    mean: sorted.length > 0 ? sum / sorted.length : Number.NaN,
+  };
+}
+
+/** Least-squares slope of y over x. */
+export function slope(points: { x: number; y: number }[]): number {
+  if (points.length < 2) return Number.NaN;
+  const meanX = points.reduce((sum, point) => sum + point.x, 0) / points.length;
+  const meanY = points.reduce((sum, point) => sum + point.y, 0) / points.length;
+  let numerator = 0;
+  let denominator = 0;
+  for (const { x, y } of points) {
+    numerator += (x - meanX) * (y - meanY);
+    denominator += (x - meanX) ** 2;
+  }
+  return denominator === 0 ? Number.NaN : numerator / denominator;
+}
+
+/** One measured window of a throughput test. */
+export interface Window {
+  completed: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  latencies: LatencySummary;
+  samples?: number[];
+  firstError?: string;
+}
+
+/** Windows taken in turns with a baseline's, as one: rates over the summed time, percentiles over all samples. */
+export function merge<W extends Window>(windows: W[]): Omit<W, "samples"> {
+  let completed = 0;
+  let seconds = 0;
+  let errors = 0;
+  for (const window of windows) {
+    completed += window.completed;
+    seconds += window.seconds;
+    errors += window.errors;
+  }
+  const { samples: _samples, ...first } = windows[0]!;
+  const firstError = windows.find((w) => w.firstError)?.firstError;
+  return {
+    ...first,
+    completed,
+    seconds,
+    errors,
+    perSecond: completed / seconds,
+    latencies: summarize(windows.flatMap((w) => w.samples ?? [])),
+    ...(firstError ? { firstError } : {}),
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs `work` from `concurrency` loops until `durationMs` has passed; samples (ms) only after `warmupMs`. */
+export async function closedLoop(
+  options: { concurrency: number; warmupMs: number; durationMs: number },
+  work: (worker: number) => Promise<void>,
+): Promise<Window> {
+  const start = performance.now();
+  const measureFrom = start + options.warmupMs;
+  const end = measureFrom + options.durationMs;
+  const samples: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async (_, worker) => {
+      while (performance.now() < end) {
+        const began = performance.now();
+        try {
+          await work(worker);
+          if (began >= measureFrom) samples.push(performance.now() - began);
+        } catch (error) {
+          errors += 1;
+          firstError ??= error instanceof Error ? error.message : String(error);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - measureFrom) / 1000;
+  return { completed: samples.length, errors, seconds, perSecond: samples.length / seconds, latencies: summarize(samples), samples, ...(firstError ? { firstError } : {}) };
+}

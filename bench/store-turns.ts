@@ -1,0 +1,145 @@
+/**
+ * 6. The store level, beside a peer (Mastra's PostgreSQL memory store): chat turns per second through ChatService
+ * wired as app.ts wires it (built-in agent, no HTTP, no events listener) against the same statements issued directly;
+ * and the latest 20 messages of a 100,000-message thread through MessagesStore against a plain indexed query.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import pg from "pg";
+import { ChatService, type TurnRequest } from "../src/domain/chat.js";
+import { ProjectService } from "../src/domain/projects.js";
+import { SecretBox } from "../src/domain/secrets.js";
+import { ThreadTokens } from "../src/domain/thread-tokens.js";
+import { ThreadService } from "../src/domain/threads.js";
+import { createLlmProvider } from "../src/providers/llm/index.js";
+import type { Db } from "../src/store/db.js";
+import { ConversationsStore, MessagesStore, UsageStore } from "../src/store/messages-store.js";
+import { ProjectsStore } from "../src/store/projects-store.js";
+import { InProcessThreadLocks, PostgresThreadLocks } from "../src/store/thread-locks.js";
+import { ThreadsStore } from "../src/store/threads-store.js";
+import type { Benchmark } from "./lib/benchmark.js";
+import { fillThread } from "./lib/bulk.js";
+import { directTurn, type TurnIds } from "./lib/chat-sql.js";
+import { builtinAnswer, chatQuestion, type BenchContext, type DbKind } from "./lib/context.js";
+import { row, type BenchmarkResult, type Row } from "./lib/report.js";
+import { openDirect, openParleyDb, seed, type Seeded } from "./lib/seed.js";
+import { checkBaseline, traced } from "./lib/sql-trace.js";
+import { alternate } from "./lib/measure.js";
+import { closedLoop, summarize } from "./lib/stats.js";
+
+const concurrency = 32;
+const historySize = 100_000;
+const peer = { turns: 1084, plainTurns: 3639, latest20: 0.88, plainLatest20: 0.35 };
+const plainLatest20 = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
+
+/** ChatService as app.ts wires it, minus the voice feature's events listener. */
+function chatService(context: BenchContext, db: Db, seeded: Seeded): ChatService {
+  const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox("y".repeat(32)));
+  const threads = new ThreadService(new ThreadsStore(db), projects, new ThreadTokens("x".repeat(32), 3600));
+  const locks = seeded.kind === "postgres" ? new PostgresThreadLocks(db, seeded.location) : new InProcessThreadLocks();
+  context.defer(() => locks.close());
+  return new ChatService(db, threads, projects, new ConversationsStore(db), new MessagesStore(db), new UsageStore(db), locks, (agent, apiKey) =>
+    createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
+  );
+}
+
+function turnOf(ids: TurnIds): TurnRequest {
+  return { organizationId: ids.organizationId, threadId: ids.threadId, projectName: ids.projectName, startNewConversation: false, userMessage: { content: chatQuestion, extras: { user_type: "user" } }, task: "reply" };
+}
+
+async function sequential(count: number, work: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 100; i++) await work();
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const began = performance.now();
+    await work();
+    samples.push(performance.now() - began);
+  }
+  return samples;
+}
+
+async function measure(context: BenchContext, kind: DbKind) {
+  const timing = context.timing;
+  const shape = { auth: false, lease: kind === "postgres", events: false };
+  const ours = await seed(context, kind, concurrency);
+  const db = await openParleyDb(context, ours);
+  const storeTurn: string[] = [];
+  const tracedChat = chatService(context, traced(db, storeTurn), ours);
+  // The first turn also loads the project's configuration into the service's cache; the second is the steady state.
+  await tracedChat.turn(turnOf(ours.traceThread));
+  storeTurn.length = 0;
+  await tracedChat.turn(turnOf(ours.traceThread));
+  const chat = chatService(context, db, ours);
+
+  const theirs = await seed(context, kind, concurrency);
+  const target = await openDirect(context, theirs);
+  const diff = await checkBaseline(storeTurn, target, theirs.traceThread, shape);
+  const events = new Map<string, Promise<void>>();
+  const turns = await alternate(
+    timing,
+    (window) => closedLoop({ concurrency, ...window }, (worker) => chat.turn(turnOf(ours.threads[worker]!)).then(() => undefined)),
+    (window) => closedLoop({ concurrency, ...window }, (worker) => directTurn(target, theirs.threads[worker]!, shape, chatQuestion, builtinAnswer, events)),
+  );
+
+  // The 100,000-message thread: a thread of our seeded organization, filled in SQL.
+  const owner = ours.threads[0]!;
+  const threadId = `bench-history-${Date.now()}`;
+  await db.query("INSERT INTO threads (id, organization_id, type, timezone, project_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3)", [threadId, owner.organizationId, owner.projectId]);
+  await fillThread((sql, params) => db.query(sql, params), threadId, owner.projectId, historySize);
+  const messages = new MessagesStore(db);
+  const storeReads = await sequential(timing.samples, () => messages.olderThanOrAt(threadId, null, 20));
+  let plainReads: number[];
+  if (kind === "postgres") {
+    const client = new pg.Client({ connectionString: ours.location });
+    await client.connect();
+    plainReads = await sequential(timing.samples, () => client.query(plainLatest20, [threadId]));
+    await client.end();
+  } else {
+    await db.close();
+    const raw = await PGlite.create({ dataDir: ours.location, extensions: { pg_trgm } });
+    plainReads = await sequential(timing.samples, () => raw.query(plainLatest20, [threadId]));
+    await raw.close();
+  }
+  return {
+    store: turns.a,
+    direct: turns.b,
+    diff,
+    latest20: { store: summarize(storeReads), plain: summarize(plainReads) },
+  };
+}
+
+export const storeTurns: Benchmark = {
+  name: "store",
+  byDefault: true,
+  async run(context: BenchContext): Promise<BenchmarkResult> {
+    const rows: Row[] = [];
+    const details: Record<string, unknown> = {};
+    const notes: string[] = [];
+    for (const kind of context.options.dbs) {
+      const figures = await measure(context, kind);
+      await context.close();
+      details[kind] = figures;
+      if (figures.diff.length > 0) notes.push(`store [${kind}]: the baseline's statements differ from the store's: ${figures.diff.join("; ")}`);
+      if (figures.store.errors + figures.direct.errors > 0) notes.push(`store [${kind}]: errors: store ${figures.store.errors} (${figures.store.firstError ?? ""}), direct ${figures.direct.errors}`);
+      const targets = kind === "postgres";
+      rows.push(
+        row(
+          { benchmark: "6 store level", db: kind, name: `chat turns/s through ChatService, ${concurrency} threads`, figure: figures.store.perSecond, unit: "turns/s", baseline: figures.direct.perSecond, baselineLabel: "same SQL direct", ...(targets ? { target: "≥ 2,200 turns/s" } : {}) },
+          targets ? { on: "figure", atLeast: 2200 } : undefined,
+        ),
+        row(
+          { benchmark: "6 store level", db: kind, name: "latest 20 of 100k messages, p50", figure: figures.latest20.store.p50, unit: "ms", baseline: figures.latest20.plain.p50, baselineLabel: "plain SQL", ...(targets ? { target: "≤ 0.5 ms" } : {}) },
+          targets ? { on: "figure", atMost: 0.5 } : undefined,
+        ),
+        row({ benchmark: "6 store level", db: kind, name: "latest 20 of 100k messages, p99", figure: figures.latest20.store.p99, unit: "ms", baseline: figures.latest20.plain.p99, baselineLabel: "plain SQL" }),
+      );
+    }
+    if (context.options.dbs.includes("postgres")) {
+      rows.push(
+        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, turns/s", figure: peer.turns, unit: "turns/s", baseline: peer.plainTurns, baselineLabel: "its plain SQL" }), verdict: "peer" },
+        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, latest 20", figure: peer.latest20, unit: "ms", baseline: peer.plainLatest20, baselineLabel: "its plain SQL" }), verdict: "peer" },
+      );
+    }
+    return { rows, details, notes };
+  },
+};
