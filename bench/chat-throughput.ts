@@ -23,7 +23,6 @@ export async function chatAgainstDirect(context: BenchContext, kind: DbKind, tim
   const target = await openDirect(context, seeded);
   const shape = { auth: true, lease: kind === "postgres", events: true };
   const diff = await checkBaseline(seeded.appTurn, target, seeded.traceThread, shape);
-  const events = new Map<string, Promise<void>>();
 
   const parley = await context.parley(kind);
   const tenant = await context.tenant(parley, helpDeskConfig);
@@ -34,8 +33,7 @@ export async function chatAgainstDirect(context: BenchContext, kind: DbKind, tim
   const measured = await alternate(
     timing,
     async (window) => {
-      const result = await closedLoop({ concurrency: connections, ...window }, (worker) => directTurn(target, seeded.threads[worker]!, shape, chatQuestion, builtinAnswer, events));
-      await Promise.all(events.values());
+      const result = await closedLoop({ concurrency: connections, ...window }, (worker) => directTurn(target, seeded.threads[worker]!, shape, chatQuestion, builtinAnswer));
       return result;
     },
     (window) => loadWithCpu(context, parley, { requests, connections, keepSamples: true, ...window }),

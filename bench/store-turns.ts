@@ -74,11 +74,10 @@ async function measure(context: BenchContext, kind: DbKind) {
   const theirs = await seed(context, kind, concurrency);
   const target = await openDirect(context, theirs);
   const diff = await checkBaseline(storeTurn, target, theirs.traceThread, shape);
-  const events = new Map<string, Promise<void>>();
   const turns = await alternate(
     timing,
     (window) => closedLoop({ concurrency, ...window }, (worker) => chat.turn(turnOf(ours.threads[worker]!)).then(() => undefined)),
-    (window) => closedLoop({ concurrency, ...window }, (worker) => directTurn(target, theirs.threads[worker]!, shape, chatQuestion, builtinAnswer, events)),
+    (window) => closedLoop({ concurrency, ...window }, (worker) => directTurn(target, theirs.threads[worker]!, shape, chatQuestion, builtinAnswer)),
   );
 
   // The 100,000-message thread: a thread of our seeded organization, filled in SQL.

@@ -22,7 +22,7 @@ export interface TurnShape {
   auth: boolean;
   /** The thread lease Parley takes on PostgreSQL (PGlite's lock is in-process and issues no SQL). */
   lease: boolean;
-  /** The two `message.created` events the app publishes. */
+  /** The two `message.created` events the app appends with the messages. */
   events: boolean;
 }
 
@@ -74,23 +74,23 @@ const appendMessage = `WITH next AS (UPDATE threads SET last_message_seq = last_
        SELECT $1, $2, next.last_message_seq, $3, $4, $5, $6 FROM next
        RETURNING seq, created_at`;
 
-async function publishEvent(target: SqlTarget, threadId: string, payload: Record<string, unknown>): Promise<void> {
-  await target.transaction(async (tx) => {
-    const [row] = await tx.query(
-      `WITH next AS (UPDATE threads SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq)
+/** The `message.created` event Parley appends inside the transaction that stores the message. */
+async function appendEvent(tx: SqlRunner, threadId: string, payload: Record<string, unknown>): Promise<void> {
+  const [row] = await tx.query(
+    `WITH next AS (UPDATE threads SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq)
        INSERT INTO thread_events (thread_id, seq, type, payload) SELECT $1, next.last_event_seq, $2, $3 FROM next RETURNING seq`,
-      [threadId, "message.created", JSON.stringify(payload)],
-    );
-    await tx.query(`SELECT pg_notify('parley_thread_events', $1)`, [`${threadId} ${String(row?.seq)}`]);
-  });
+    [threadId, "message.created", JSON.stringify(payload)],
+  );
+  await tx.query(`SELECT pg_notify('parley_thread_events', $1)`, [`${threadId} ${String(row?.seq)}`]);
 }
 
+const asyncCommit = "WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))";
+
 /**
- * One turn: look-ups, lease, transaction 1 (conversation, user message, history), transaction 2 (reply, usage),
- * release. Events go out after each transaction without being waited for, one after the other per thread, as the
- * app's publishLater does; `events` collects those promises so the caller can await them before it stops.
+ * One turn: look-ups, lease, transaction 1 (conversation, user message and its event, history), transaction 2
+ * (reply and its event, usage), release.
  */
-export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string, events: Map<string, Promise<void>>): Promise<void> {
+export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {
   if (shape.auth) {
     await target.query(
       `SELECT id, organization_id, revoked_at,
@@ -107,18 +107,13 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
   const token = randomUUID();
   if (shape.lease) {
     await target.query(
-      `UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
-          WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
+      `${asyncCommit} UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
+          FROM no_flush WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
                 OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = threads.lock_pid))
           RETURNING id`,
       [ids.threadId, token, 0, 30],
     );
   }
-  const publish = (payload: Record<string, unknown>) => {
-    if (!shape.events) return;
-    const tail = (events.get(ids.threadId) ?? Promise.resolve()).then(() => publishEvent(target, ids.threadId, payload));
-    events.set(ids.threadId, tail);
-  };
   const userId = randomUUID();
   const conversationId = await target.transaction(async (tx) => {
     const [thread] = await tx.query("SELECT active_conversation_id, last_conversation_id FROM threads WHERE id = $1 FOR UPDATE", [ids.threadId]);
@@ -129,11 +124,11 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
       await tx.query("UPDATE threads SET active_conversation_id = $2, last_conversation_id = $2 WHERE id = $1", [ids.threadId, conversation]);
     }
     await tx.query(appendMessage, [userId, ids.threadId, conversation, "user", question, JSON.stringify({ user_type: "user" })]);
+    if (shape.events) await appendEvent(tx, ids.threadId, { message: { message_id: userId, role: "user", message: question, conversation_id: conversation } });
     await tx.query(`SELECT ${messageColumns} ${fromMessages}
         WHERE m.thread_id = $1 AND m.conversation_id = $2 ORDER BY m.seq DESC LIMIT $3`, [ids.threadId, conversation, 41]);
     return conversation;
   });
-  publish({ message: { message_id: userId, role: "user", message: question, conversation_id: conversationId } });
   const replyId = randomUUID();
   await target.transaction(async (tx) => {
     await tx.query(appendMessage, [replyId, ids.threadId, conversationId, "assistant", answer, JSON.stringify({ provider: "builtin" })]);
@@ -141,12 +136,13 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
       "UPDATE threads SET billable_messages = billable_messages + 1, billable_message_cost = billable_message_cost + $2::numeric WHERE id = $1",
       [ids.threadId, "0.002"],
     );
+    if (shape.events) await appendEvent(tx, ids.threadId, { message: { message_id: replyId, role: "assistant", message: answer, conversation_id: conversationId } });
   });
-  publish({ message: { message_id: replyId, role: "assistant", message: answer, conversation_id: conversationId } });
   if (shape.lease) {
     await target.query(
-      `WITH released AS (UPDATE threads SET lock_token = NULL, lock_pid = NULL, lock_until = NULL WHERE id = $1 AND lock_token = $2 RETURNING id)
-                  SELECT pg_notify('parley_thread_unlocked', id) FROM released`,
+      `${asyncCommit}, released AS (UPDATE threads SET lock_token = NULL, lock_pid = NULL, lock_until = NULL FROM no_flush
+                                            WHERE id = $1 AND lock_token = $2 RETURNING id)
+             SELECT pg_notify('parley_thread_unlocked', id) FROM released`,
       [ids.threadId, token],
     );
   }

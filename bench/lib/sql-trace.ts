@@ -41,8 +41,6 @@ export function statementDiff(left: string[], right: string[]): string[] {
 /** Runs one `directTurn` on `ids` and returns how its statements differ from `reference` (empty: faithful). */
 export async function checkBaseline(reference: string[], target: SqlTarget, ids: TurnIds, shape: TurnShape): Promise<string[]> {
   const log: string[] = [];
-  const events = new Map<string, Promise<void>>();
-  await directTurn(traced(target, log), ids, shape, chatQuestion, builtinAnswer, events);
-  await Promise.all(events.values());
+  await directTurn(traced(target, log), ids, shape, chatQuestion, builtinAnswer);
   return statementDiff(reference, log);
 }
