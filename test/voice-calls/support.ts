@@ -1,3 +1,4 @@
+import type { CallSummaryView } from "../../src/domain/call-views.js";
 import { after, before, describe } from "node:test";
 import type { InjectOptions } from "fastify";
 import pino from "pino";
@@ -112,21 +113,8 @@ export function forEachVoiceDatabase(title: string, body: (harness: () => VoiceH
   }
 }
 
-export interface CallDetail {
-  id: string;
-  thread_id: string;
-  call_type: string;
-  status: string;
-  created_at: string;
-  conversation_id: number | null;
-  direction: string | null;
-  from_number: string | null;
-  to_number: string | null;
-  scheduled_for: string | null;
-  start_timestamp: number | null;
-  end_timestamp: number | null;
-  duration_ms: number | null;
-  disconnection_reason: string | null;
+/** The call detail as the interface returns it, with the parts the tests read typed. */
+export interface CallDetail extends CallSummaryView {
   transcript: string | null;
   transcript_object: { role: string; content: string; words: { word: string; start: number; end: number }[] }[] | null;
   recording_url: string | null;
