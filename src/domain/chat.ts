@@ -75,8 +75,16 @@ export class ChatService {
   }
 
   async turn(request: TurnRequest): Promise<TurnResult> {
-    const thread = await this.threads.get(request.organizationId, request.threadId);
-    const resolved = await this.resolveProject(request.organizationId, request.projectName, request.configVersionId);
+    // Independent look-ups, issued together: one round trip of latency before the first token instead of two. When
+    // both fail, the thread's error is the one reported, as when they ran one after the other.
+    const [threadLookup, projectLookup] = await Promise.allSettled([
+      this.threads.get(request.organizationId, request.threadId),
+      this.resolveProject(request.organizationId, request.projectName, request.configVersionId),
+    ]);
+    if (threadLookup.status === "rejected") throw threadLookup.reason;
+    if (projectLookup.status === "rejected") throw projectLookup.reason;
+    const thread = threadLookup.value;
+    const resolved = projectLookup.value;
     const agent = resolved.config.agent;
     return this.locks.withLock(thread.id, async () => {
       const userMessageId = request.userMessage ? uuidv7() : null;
