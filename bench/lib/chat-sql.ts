@@ -66,7 +66,7 @@ export function directPglite(database: PGlite): SqlTarget {
 }
 
 const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
-  last_conversation_id, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
+  last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
 const messageColumns = `m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, c.ended_at AS conversation_ended_at`;
 const fromMessages = `FROM messages m JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id`;
 const appendMessage = `WITH next AS (UPDATE threads SET last_message_seq = last_message_seq + 1 WHERE id = $2 RETURNING last_message_seq)

@@ -89,23 +89,22 @@ export class HistoryService {
     const before = query.cursor === undefined ? null : decodeCursor("search", thread.id, query.cursor);
     const seqs = await this.messages.searchSeqs(thread.id, query.query, before, query.limit + 1);
     const matches = seqs.slice(0, query.limit);
-    const lastSeq = await this.messages.lastSeq(thread.id);
-    const ranges = matches.map((seq): [number, number] => [Math.max(1, seq - query.context), Math.min(lastSeq, seq + query.context)]);
+    // Each context is read one message further than it shows: that message's presence says whether anything follows
+    // (seqs are gap-free), without a separate read of the thread's last seq that could race with new messages.
+    const ranges = matches.map((seq): [number, number] => [Math.max(1, seq - query.context), seq + query.context + 1]);
     const bySeq = new Map((await this.messages.inRanges(thread.id, ranges)).map((record) => [record.seq, record]));
-    const views = matches.map((seq, index) => {
-      const [low, high] = ranges[index]!;
+    const views = matches.map((seq) => {
+      const low = Math.max(1, seq - query.context);
       const context: Omit<MessageView, "extras">[] = [];
-      for (let s = low; s <= high; s += 1) {
-        const record = bySeq.get(s);
-        if (record) {
-          const { extras: _extras, ...rest } = messageView(record);
-          context.push(rest);
-        }
+      for (let s = low; s <= seq + query.context && bySeq.has(s); s += 1) {
+        const { extras: _extras, ...rest } = messageView(bySeq.get(s)!);
+        context.push(rest);
       }
+      const high = low + context.length - 1;
       return {
-        message_id: bySeq.get(seq)?.id ?? "",
+        message_id: bySeq.get(seq)!.id,
         prev_cursor: low > 1 ? encodeCursor("history", thread.id, low - 1) : null,
-        next_cursor: high < lastSeq ? encodeCursor("history", thread.id, high) : null,
+        next_cursor: bySeq.has(high + 1) ? encodeCursor("history", thread.id, high) : null,
         context,
       };
     });

@@ -24,7 +24,7 @@ export async function legacyConversations(
 ): Promise<{ messages: LegacyMessage[]; pagination: { current_page: number; total_pages: number; total_items: number } }> {
   assertThreadAccess(caller, threadId);
   const thread = await threads.get(caller.organizationId, threadId);
-  const total = await messages.lastSeq(thread.id);
+  const total = thread.last_message_seq;
   const first = (page - 1) * limit + 1;
   const rows = first > total ? [] : await messages.inRanges(thread.id, [[first, Math.min(total, first + limit - 1)]]);
   return {

@@ -96,11 +96,6 @@ export class MessagesStore {
       [threadId, merged.map((range) => range[0]), merged.map((range) => range[1])],
     );
   }
-
-  async lastSeq(threadId: string): Promise<number> {
-    const [row] = await this.db.query<{ last_message_seq: number }>("SELECT last_message_seq FROM threads WHERE id = $1", [threadId]);
-    return row?.last_message_seq ?? 0;
-  }
 }
 
 /** Overlapping or touching ranges joined, so that no message is read twice. */

@@ -10,6 +10,7 @@ export interface ThreadRecord {
   context: Record<string, unknown>;
   active_conversation_id: number | null;
   last_conversation_id: number;
+  last_message_seq: number;
   billable_messages: number;
   billable_message_cost: string;
   voice_seconds: string;
@@ -18,7 +19,7 @@ export interface ThreadRecord {
 }
 
 const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
-  last_conversation_id, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
+  last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
 
 export class ThreadsStore {
   constructor(private readonly db: Queryable) {}
