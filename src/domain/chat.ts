@@ -92,7 +92,7 @@ export class ChatService {
         const { conversationId } = await this.conversations.current(thread.id, resolved.project.id, request.startNewConversation, tx);
         if (request.userMessage && userMessageId) {
           await this.messages.append(
-            { id: userMessageId, threadId: thread.id, conversationId, role: "user", ...withContent(request.userMessage) },
+            { id: userMessageId, threadId: thread.id, conversationId, role: "user", ...request.userMessage },
             tx,
           );
           await this.emit({ threadId: thread.id, messageId: userMessageId, role: "user", conversationId, content: request.userMessage.content }, tx);
@@ -141,8 +141,4 @@ export class ChatService {
   private async emit(message: StoredMessage, tx: Queryable): Promise<void> {
     for (const listener of this.listeners) await listener(message, tx);
   }
-}
-
-function withContent(message: { content: string; extras: Record<string, unknown> }): { content: string; extras: Record<string, unknown> } {
-  return { content: message.content, extras: message.extras };
 }

@@ -42,7 +42,7 @@ function parseQuery(text: string): Record<string, string[]> {
   return Object.fromEntries(result);
 }
 
-function parseJsonBody(_request: FastifyRequest, body: Buffer): unknown {
+function parseJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
   let text: string;
   try {
@@ -110,8 +110,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.setValidatorCompiler(() => () => true);
   app.removeAllContentTypeParsers();
   for (const jsonType of ["application/json", /^application\/[\w.+-]+\+json$/]) {
-    app.addContentTypeParser(jsonType, { parseAs: "buffer" }, async (request: FastifyRequest, body: Buffer | string) =>
-      parseJsonBody(request, Buffer.isBuffer(body) ? body : Buffer.from(body)),
+    app.addContentTypeParser(jsonType, { parseAs: "buffer" }, async (_request: FastifyRequest, body: Buffer | string) =>
+      parseJsonBody(Buffer.isBuffer(body) ? body : Buffer.from(body)),
     );
   }
   // FastAPI validates a body of any other type as raw text, which a model then rejects with `model_attributes_type`.
