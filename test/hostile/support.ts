@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { InjectOptions } from "fastify";
 import WebSocket from "ws";
+import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, type Harness, type TestResponse } from "../support/harness.js";
 
 /**
@@ -13,15 +14,7 @@ import { adminKey, type Harness, type TestResponse } from "../support/harness.js
 export const accountId = "5a0c3d9e-8b7f-4e21-9c3a-6d4b2f1e0a11";
 
 export const hostileConfig = {
-  agent: {
-    provider: "builtin",
-    greeting: "Welcome!",
-    fallback: "Sorry, I cannot help with that.",
-    knowledge: [
-      { question: "What are your opening hours?", answer: "We are open from 9 to 5 on weekdays." },
-      { question: "Where is the office located?", answer: "Our office is at 1 Main Street." },
-    ],
-  },
+  agent: acmeAgent,
   voice: { accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }], simulated: { script: ["Hello?", "Bye."], ring_ms: 20, turn_ms: 20 } },
 };
 

@@ -1,19 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { knowledgeConfig } from "../support/fixtures.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
-
-export const knowledgeConfig = {
-  agent: {
-    provider: "builtin",
-    greeting: "Welcome to Acme!",
-    fallback: "Sorry, I cannot help with that.",
-    knowledge: [
-      { question: "What are your opening hours?", answer: "We are open from 9 to 5 on weekdays." },
-      { question: "Where is the office located?", answer: "Our office is at 1 Main Street." },
-    ],
-  },
-  pricing: { message_usd: 0.002 },
-};
 
 interface ChatBody {
   message: string;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { forEachDatabase, type Harness } from "../support/harness.js";
-import { knowledgeConfig } from "./chat.test.js";
+import { knowledgeConfig } from "../support/fixtures.js";
 
 const base = "/legacy";
 

@@ -8,21 +8,14 @@ import type { VoiceSettings } from "../../src/domain/voice-settings.js";
 import type { Db } from "../../src/store/db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { openedDatabases, type TestDatabase } from "../support/databases.js";
+import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, testConfig, type TestResponse } from "../support/harness.js";
 
 export const accountId = "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01";
 export const secondAccountId = "0b4f9a52-7c1e-4d0a-8f3e-9d2b6c5a4e02";
 
 export const voiceConfig = {
-  agent: {
-    provider: "builtin",
-    greeting: "Welcome to Acme!",
-    fallback: "Sorry, I cannot help with that.",
-    knowledge: [
-      { question: "What are your opening hours?", answer: "We are open from 9 to 5 on weekdays." },
-      { question: "Where is the office located?", answer: "Our office is at 1 Main Street." },
-    ],
-  },
+  agent: acmeAgent,
   pricing: { voice_minute_usd: 0.06 },
   voice: {
     accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }],
