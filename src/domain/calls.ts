@@ -90,11 +90,7 @@ export class CallService {
     const call = await this.deps.db.transaction(async (tx) => {
       const inserted = await this.deps.calls.insert(
         {
-          id: uuidv7(),
-          organizationId,
-          threadId: thread.id,
-          projectId: resolved.project.id,
-          configVersionId: resolved.configVersionId,
+          ...newCallOf(organizationId, thread.id, resolved),
           callType: "phone_call",
           direction: "outbound",
           status: scheduledFor ? "scheduled" : "queued",
@@ -137,11 +133,7 @@ export class CallService {
     const call = await this.deps.db.transaction(async (tx) => {
       const inserted = await this.deps.calls.insert(
         {
-          id: uuidv7(),
-          organizationId,
-          threadId: thread.id,
-          projectId: resolved.project.id,
-          configVersionId: resolved.configVersionId,
+          ...newCallOf(organizationId, thread.id, resolved),
           callType: "web_call",
           direction: null,
           status: "queued",
@@ -267,4 +259,9 @@ export class CallService {
     if (!project) throw new NotFoundError("Project not found");
     return this.deps.projects.resolve(project, call.config_version_id);
   }
+}
+
+/** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
+function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject) {
+  return { id: uuidv7(), organizationId, threadId, projectId: resolved.project.id, configVersionId: resolved.configVersionId };
 }
