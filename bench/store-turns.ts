@@ -1,6 +1,6 @@
 /**
  * 6. The store level, beside a peer (Mastra's PostgreSQL memory store): chat turns per second through ChatService
- * wired as app.ts wires it (built-in agent, no HTTP, no events listener) against the same statements issued directly;
+ * wired as app.ts wires it (built-in agent, no HTTP) against the same statements issued directly;
  * and the latest 20 messages of a 100,000-message thread through MessagesStore against a plain indexed query.
  */
 import { PGlite } from "@electric-sql/pglite";
@@ -13,10 +13,11 @@ import { ThreadTokens } from "../src/domain/thread-tokens.js";
 import { ThreadService } from "../src/domain/threads.js";
 import { createLlmProvider } from "../src/providers/llm/index.js";
 import type { Db } from "../src/store/db.js";
-import { ConversationsStore, MessagesStore, UsageStore } from "../src/store/messages-store.js";
+import { ConversationsStore, MessagesStore } from "../src/store/messages-store.js";
 import { ProjectsStore } from "../src/store/projects-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "../src/store/thread-locks.js";
 import { ThreadsStore } from "../src/store/threads-store.js";
+import { TurnsStore } from "../src/store/turns-store.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import { fillThread } from "./lib/bulk.js";
 import { directTurn, type TurnIds } from "./lib/chat-sql.js";
@@ -32,13 +33,13 @@ const historySize = 100_000;
 const peer = { turns: 1084, plainTurns: 3639, latest20: 0.88, plainLatest20: 0.35 };
 const plainLatest20 = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
 
-/** ChatService as app.ts wires it, minus the voice feature's events listener. */
+/** ChatService as app.ts wires it. */
 function chatService(context: BenchContext, db: Db, seeded: Seeded): ChatService {
   const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox("y".repeat(32)));
   const threads = new ThreadService(new ThreadsStore(db), projects, new ThreadTokens("x".repeat(32), 3600));
   const locks = seeded.kind === "postgres" ? new PostgresThreadLocks(db, seeded.location) : new InProcessThreadLocks();
   context.defer(() => locks.close());
-  return new ChatService(db, threads, projects, new ConversationsStore(db), new MessagesStore(db), new UsageStore(db), locks, (agent, apiKey) =>
+  return new ChatService(threads, projects, new ConversationsStore(db), new TurnsStore(db), locks, (agent, apiKey) =>
     createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
   );
 }
@@ -60,7 +61,7 @@ async function sequential(count: number, work: () => Promise<unknown>): Promise<
 
 async function measure(context: BenchContext, kind: DbKind) {
   const timing = context.timing;
-  const shape = { auth: false, lease: kind === "postgres", events: false };
+  const shape = { auth: false, lease: kind === "postgres" };
   const ours = await seed(context, kind, concurrency);
   const db = await openParleyDb(context, ours);
   const storeTurn: string[] = [];

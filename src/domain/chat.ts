@@ -1,7 +1,7 @@
 import type { AgentTask, LlmProvider } from "../providers/llm/types.js";
-import type { Db, Queryable } from "../store/db.js";
-import type { ConversationsStore, MessagesStore, Role, UsageStore } from "../store/messages-store.js";
+import type { ConversationsStore } from "../store/messages-store.js";
 import type { ThreadLocks } from "../store/thread-locks.js";
+import type { TurnsStore } from "../store/turns-store.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
 import { generateText } from "./generation.js";
 import { uuidv7 } from "./ids.js";
@@ -11,20 +11,6 @@ import { buildPrompt } from "./prompt.js";
 import type { ThreadService } from "./threads.js";
 
 export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined) => LlmProvider;
-
-export interface StoredMessage {
-  threadId: string;
-  messageId: string;
-  role: Role;
-  conversationId: number;
-  content: string;
-}
-
-/**
- * Told of every message inside the transaction that stores it, e.g. to append it to the thread's events stream:
- * one commit for both, since every commit waits for a disk flush.
- */
-export type MessageListener = (message: StoredMessage, tx: Queryable) => Promise<void>;
 
 export interface TurnRequest {
   organizationId: string;
@@ -48,25 +34,18 @@ export interface TurnResult {
 /**
  * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure), the reply
  * is generated from the conversation's history and stored with its usage. Turns of one thread are serialized by the
- * thread lock, which also spans instances on PostgreSQL.
+ * thread lock, which also spans instances on PostgreSQL; its lease is taken and released by the turn's own two
+ * statements, so that nothing but the look-ups and one statement precede the model's first token.
  */
 export class ChatService {
-  private readonly listeners: MessageListener[] = [];
-
   constructor(
-    private readonly db: Db,
     private readonly threads: ThreadService,
     private readonly projects: ProjectService,
     private readonly conversations: ConversationsStore,
-    private readonly messages: MessagesStore,
-    private readonly usage: UsageStore,
+    private readonly turns: TurnsStore,
     private readonly locks: ThreadLocks,
     private readonly llm: LlmFactory,
   ) {}
-
-  onMessage(listener: MessageListener): void {
-    this.listeners.push(listener);
-  }
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
     const project = await this.projects.findByName(organizationId, projectName);
@@ -86,20 +65,18 @@ export class ChatService {
     const thread = threadLookup.value;
     const resolved = projectLookup.value;
     const agent = resolved.config.agent;
-    return this.locks.withLock(thread.id, async () => {
-      const userMessageId = request.userMessage ? uuidv7() : null;
-      const { conversationId, history } = await this.db.transaction(async (tx) => {
-        const { conversationId } = await this.conversations.current(thread.id, resolved.project.id, request.startNewConversation, tx);
-        if (request.userMessage && userMessageId) {
-          await this.messages.append(
-            { id: userMessageId, threadId: thread.id, conversationId, role: "user", ...request.userMessage },
-            tx,
-          );
-          await this.emit({ threadId: thread.id, messageId: userMessageId, role: "user", conversationId, content: request.userMessage.content }, tx);
-        }
-        const budget = agent.max_history_messages + (request.userMessage ? 1 : 0);
-        return { conversationId, history: await this.messages.latestOfConversation(thread.id, conversationId, budget, tx) };
-      });
+    const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
+    return this.locks.withLeasedWork(thread.id, async (lease) => {
+      const { conversationId, history } = await this.turns.open(
+        {
+          threadId: thread.id,
+          projectId: resolved.project.id,
+          startNewConversation: request.startNewConversation,
+          userMessage,
+          historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
+        },
+        lease,
+      );
       const prompt = buildPrompt({
         systemPrompt: agent.system_prompt,
         context: thread.context,
@@ -109,23 +86,13 @@ export class ChatService {
         ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
       });
       const text = await generateText(this.llm(agent, resolved.secrets.agentApiKey), prompt, request.task, request.onToken);
-      const replyMessageId = uuidv7();
-      await this.db.transaction(async (tx) => {
-        await this.messages.append(
-          {
-            id: replyMessageId,
-            threadId: thread.id,
-            conversationId,
-            role: "assistant",
-            content: text,
-            extras: { config_version_id: resolved.configVersionId, provider: agent.provider, ...(request.task === "followup" ? { followup: true } : {}) },
-          },
-          tx,
-        );
-        await this.usage.addBillableMessage(thread.id, resolved.config.pricing.message_usd, tx);
-        await this.emit({ threadId: thread.id, messageId: replyMessageId, role: "assistant", conversationId, content: text }, tx);
-      });
-      return { message: text, userMessageId, conversationId, replyMessageId };
+      const reply = {
+        id: uuidv7(),
+        content: text,
+        extras: { config_version_id: resolved.configVersionId, provider: agent.provider, ...(request.task === "followup" ? { followup: true } : {}) },
+      };
+      await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
+      return { message: text, userMessageId: userMessage?.id ?? null, conversationId, replyMessageId: reply.id };
     });
   }
 
@@ -136,9 +103,5 @@ export class ChatService {
     const ended = await this.locks.withLock(thread.id, () => this.conversations.endActive(thread.id));
     if (ended === null) throw new BadRequestError("The thread has no active conversation");
     return ended;
-  }
-
-  private async emit(message: StoredMessage, tx: Queryable): Promise<void> {
-    for (const listener of this.listeners) await listener(message, tx);
   }
 }

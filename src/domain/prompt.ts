@@ -10,17 +10,28 @@ export function fillTemplate(template: string, context: Record<string, unknown>)
   });
 }
 
+/**
+ * One formatter per time zone: making one costs more than the rest of a prompt. Zone names are case-insensitive, so
+ * the key is lower case, which also bounds the map by the number of zones.
+ */
+const localTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
 export function localTime(timezone: string, now: Date): string {
-  return new Intl.DateTimeFormat("en-US", {
-    timeZone: timezone,
-    weekday: "long",
-    year: "numeric",
-    month: "long",
-    day: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    hour12: false,
-  }).format(now);
+  let format = localTimeFormats.get(timezone.toLowerCase());
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone: timezone,
+      weekday: "long",
+      year: "numeric",
+      month: "long",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      hour12: false,
+    });
+    localTimeFormats.set(timezone.toLowerCase(), format);
+  }
+  return format.format(now);
 }
 
 export interface PromptInput {
@@ -28,7 +39,7 @@ export interface PromptInput {
   context: Record<string, unknown>;
   timezone: string;
   now: Date;
-  history: MessageRecord[];
+  history: Pick<MessageRecord, "role" | "content">[];
   /** Appended after the history, e.g. follow-up or summary instructions. */
   instruction?: string;
 }

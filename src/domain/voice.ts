@@ -101,14 +101,6 @@ export function createVoice(deps: VoiceDeps): Voice {
   // A key of its own, derived from the JWT secret, so that every instance signs recording URLs alike.
   const signingKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley recording URLs").digest("hex");
   const signer = new RecordingUrlSigner(signingKey, deps.config.recordingUrlTtlSeconds);
-  deps.chat.onMessage(async (message, tx) => {
-    await events.append(
-      message.threadId,
-      "message.created",
-      { message: { message_id: message.messageId, role: message.role, message: message.content, conversation_id: message.conversationId } },
-      tx,
-    );
-  });
 
   return {
     calls,

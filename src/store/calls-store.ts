@@ -1,5 +1,5 @@
 import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/call-states.js";
-import type { Queryable } from "./db.js";
+import { jsonParam, type Queryable } from "./db.js";
 import { threadEventsChannel } from "./events-store.js";
 
 export interface CallRecord {
@@ -256,7 +256,7 @@ export class CallsStore {
     const [row] = await this.db.query<CallRecord>(
       `UPDATE calls c SET transcript_object = $2, recording_key = $3, call_analysis = $4, processed_at = clock_timestamp()
         WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
-      [id, JSON.stringify(results.transcriptObject), results.recordingKey, JSON.stringify(results.analysis)],
+      [id, jsonParam(results.transcriptObject), results.recordingKey, jsonParam(results.analysis)],
     );
     return row;
   }

@@ -24,3 +24,12 @@ export function isConnectionFailure(error: unknown): boolean {
   }
   return /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i.test(error.message);
 }
+
+/**
+ * A value as the text of a json/jsonb parameter. JSON.stringify writes a lone surrogate (possible in any decoded
+ * request string) as an escape that PostgreSQL refuses; it becomes U+FFFD here, as it does in text columns, where
+ * the UTF-8 encoding of the wire replaces it.
+ */
+export function jsonParam(value: unknown): string {
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi, "$1\\ufffd");
+}

@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import { jsonParam, type Queryable } from "./db.js";
 
 export interface ThreadEventRecord {
   seq: number;
@@ -21,7 +21,7 @@ export class EventsStore {
     const [row] = await tx.query<{ seq: number }>(
       `WITH next AS (UPDATE threads SET last_event_seq = last_event_seq + 1 WHERE id = $1 RETURNING last_event_seq)
        INSERT INTO thread_events (thread_id, seq, type, payload) SELECT $1, next.last_event_seq, $2, $3 FROM next RETURNING seq`,
-      [threadId, type, JSON.stringify(payload)],
+      [threadId, type, jsonParam(payload)],
     );
     if (!row) throw new Error(`thread ${threadId} vanished while appending an event`);
     await tx.query(`SELECT pg_notify('${threadEventsChannel}', $1)`, [`${threadId} ${row.seq}`]);

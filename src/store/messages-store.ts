@@ -20,26 +20,10 @@ const fromMessages = `FROM messages m JOIN conversations c ON c.thread_id = m.th
 export class MessagesStore {
   constructor(private readonly db: Queryable) {}
 
-  /** Appends a message; the thread row's counter makes numbering atomic under concurrent writers. */
-  async append(
-    message: { id: string; threadId: string; conversationId: number; role: Role; content: string; extras: Record<string, unknown> },
-    tx: Queryable = this.db,
-  ): Promise<{ seq: number; created_at: Date }> {
-    const [row] = await tx.query<{ seq: number; created_at: Date }>(
-      `WITH next AS (UPDATE threads SET last_message_seq = last_message_seq + 1 WHERE id = $2 RETURNING last_message_seq)
-       INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
-       SELECT $1, $2, next.last_message_seq, $3, $4, $5, $6 FROM next
-       RETURNING seq, created_at`,
-      [message.id, message.threadId, message.conversationId, message.role, message.content, JSON.stringify(message.extras)],
-    );
-    if (!row) throw new Error(`thread ${message.threadId} vanished while appending a message`);
-    return row;
-  }
-
   /** The latest `limit` messages of a conversation, oldest first. */
-  async latestOfConversation(threadId: string, conversationId: number, limit: number, tx: Queryable = this.db): Promise<MessageRecord[]> {
+  async latestOfConversation(threadId: string, conversationId: number, limit: number): Promise<MessageRecord[]> {
     if (limit <= 0) return [];
-    const rows = await tx.query<MessageRecord>(
+    const rows = await this.db.query<MessageRecord>(
       `SELECT ${messageColumns} ${fromMessages}
         WHERE m.thread_id = $1 AND m.conversation_id = $2 ORDER BY m.seq DESC LIMIT $3`,
       [threadId, conversationId, limit],
@@ -159,14 +143,6 @@ export class ConversationsStore {
 
 export class UsageStore {
   constructor(private readonly db: Queryable) {}
-
-  /** Exact under concurrency: one atomic increment of numeric columns, price passed as a decimal string. */
-  async addBillableMessage(threadId: string, priceUsd: number, tx: Queryable = this.db): Promise<void> {
-    await tx.query(
-      "UPDATE threads SET billable_messages = billable_messages + 1, billable_message_cost = billable_message_cost + $2::numeric WHERE id = $1",
-      [threadId, String(priceUsd)],
-    );
-  }
 
   /** Voice cost is computed in SQL from exact decimals: seconds / 60 × price per minute. */
   async addVoice(threadId: string, seconds: number, pricePerMinuteUsd: number, tx: Queryable = this.db): Promise<void> {

@@ -23,10 +23,23 @@ export async function migrate(db: Db): Promise<string[]> {
   });
 }
 
-/** Migrations hold plain statements (no functions with embedded semicolons), so splitting on `;` is exact. */
+/**
+ * Splits a migration into statements at the semicolons that end a line, except inside dollar-quoted bodies
+ * (`$$ … $$`, e.g. a function's), whose own statements end lines too.
+ */
 function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*$/m)
-    .map((statement) => statement.replace(/^\s*--.*$/gm, "").trim())
-    .filter((statement) => statement.length > 0);
+  const statements: string[] = [];
+  let current: string[] = [];
+  let inBody = false;
+  for (const line of sql.split("\n")) {
+    if (!inBody && /^\s*--/.test(line)) continue;
+    current.push(line);
+    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) inBody = !inBody;
+    if (!inBody && /;\s*$/.test(line)) {
+      statements.push(current.join("\n").replace(/;\s*$/, "").trim());
+      current = [];
+    }
+  }
+  statements.push(current.join("\n").trim());
+  return statements.filter((statement) => statement.length > 0);
 }

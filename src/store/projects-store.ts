@@ -1,5 +1,5 @@
 import type { ProjectConfig } from "../domain/project-config.js";
-import type { Queryable } from "./db.js";
+import { jsonParam, type Queryable } from "./db.js";
 
 export interface ProjectRecord {
   id: string;
@@ -39,7 +39,7 @@ export class ProjectsStore {
     await tx.query(
       `INSERT INTO project_config_versions (id, project_id, organization_id, version, config, encrypted_secrets)
        VALUES ($1, $2, $3, 1, $4, $5)`,
-      [version.id, project.id, project.organizationId, JSON.stringify(version.config), version.encryptedSecrets],
+      [version.id, project.id, project.organizationId, jsonParam(version.config), version.encryptedSecrets],
     );
     return true;
   }
@@ -52,7 +52,7 @@ export class ProjectsStore {
       `INSERT INTO project_config_versions (id, project_id, organization_id, version, config, encrypted_secrets)
        SELECT $1, $2, $3, coalesce(max(version), 0) + 1, $4, $5 FROM project_config_versions WHERE project_id = $2
        RETURNING version`,
-      [version.id, projectId, project.organization_id, JSON.stringify(version.config), version.encryptedSecrets],
+      [version.id, projectId, project.organization_id, jsonParam(version.config), version.encryptedSecrets],
     );
     await tx.query("UPDATE projects SET current_config_version_id = $1 WHERE id = $2", [version.id, projectId]);
     return row?.version ?? 0;

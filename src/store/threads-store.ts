@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import { jsonParam, type Queryable } from "./db.js";
 
 export interface ThreadRecord {
   id: string;
@@ -37,7 +37,7 @@ export class ThreadsStore {
     const rows = await this.db.query(
       `INSERT INTO threads (id, organization_id, type, alias, timezone, project_id, context)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,
-      [thread.id, thread.organizationId, thread.type, thread.alias, thread.timezone, thread.projectId, JSON.stringify(thread.context)],
+      [thread.id, thread.organizationId, thread.type, thread.alias, thread.timezone, thread.projectId, jsonParam(thread.context)],
     );
     return rows.length > 0;
   }
@@ -51,7 +51,7 @@ export class ThreadsStore {
   async mergeContext(organizationId: string, id: string, patch: Record<string, unknown>): Promise<boolean> {
     const rows = await this.db.query(
       "UPDATE threads SET context = context || $3::jsonb WHERE id = $1 AND organization_id = $2 RETURNING id",
-      [id, organizationId, JSON.stringify(patch)],
+      [id, organizationId, jsonParam(patch)],
     );
     return rows.length > 0;
   }

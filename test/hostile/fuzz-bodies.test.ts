@@ -34,6 +34,18 @@ forEachDatabase("hostile request bodies", (h) => {
     }
   });
 
+  test("lone surrogates in any string field are stored as U+FFFD, never a server error", async () => {
+    for (const endpoint of bodyEndpoints) {
+      const valid = endpoint.body!(playground) as Record<string, unknown>;
+      const body = Object.fromEntries(Object.entries(valid).map(([key, value]) => [key, typeof value === "string" ? `${value}\ud800` : value]));
+      const request = validRequest(endpoint, playground);
+      for (const payload of [JSON.stringify(body), JSON.stringify({ ...valid, context: { "\udc00": "\ud800x" }, user_type: "\udbff" })]) {
+        const response = await h().request({ ...request, headers: { ...request.headers, "content-type": "application/json" }, payload });
+        assertDocumented(endpoint, response, `${nameOf(endpoint)} ${payload}`);
+      }
+    }
+  });
+
   test("bodies no model accepts (other JSON types, invalid or truncated JSON, foreign content types, a mistyped field) are refused and change nothing", async () => {
     await unchanged(h(), fortress.organizationId, async () => {
       for (const endpoint of bodyEndpoints) {

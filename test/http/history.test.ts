@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { uuidv7 } from "../../src/domain/ids.js";
-import { ConversationsStore, MessagesStore } from "../../src/store/messages-store.js";
+import { ConversationsStore } from "../../src/store/messages-store.js";
+import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 
 interface Page {
@@ -10,20 +11,23 @@ interface Page {
   is_locked: boolean;
 }
 
-/** Seeds `count` messages straight through the store, all with one timestamp so that ordering cannot lean on time. */
+/** Seeds `count` messages through the turn statements, all with one timestamp so that ordering cannot lean on time. */
 async function seed(h: Harness, threadId: string, count: number, text: (i: number) => string = (i) => `message ${i}`): Promise<string[]> {
   const db = h.database.db;
-  const messages = new MessagesStore(db);
+  const turns = new TurnsStore(db);
   const ids: string[] = [];
-  await db.transaction(async (tx) => {
-    const { conversationId } = await new ConversationsStore(db).current(threadId, null, false, tx);
-    for (let i = 0; i < count; i += 1) {
-      const id = uuidv7();
-      ids.push(id);
-      await messages.append({ id, threadId, conversationId, role: i % 2 === 0 ? "user" : "assistant", content: text(i), extras: {} }, tx);
+  let conversationId = 0;
+  for (let i = 0; i < count; i += 1) {
+    const id = uuidv7();
+    ids.push(id);
+    if (i % 2 === 0) {
+      const userMessage = { id, content: text(i), extras: {} };
+      ({ conversationId } = await turns.open({ threadId, projectId: null, startNewConversation: false, userMessage, historyLimit: 0 }, null));
+    } else {
+      await turns.close({ threadId, conversationId, reply: { id, content: text(i), extras: {} }, priceUsd: 0 }, null);
     }
-    await tx.query("UPDATE messages SET created_at = '2026-01-01T00:00:00Z' WHERE thread_id = $1", [threadId]);
-  });
+  }
+  await db.query("UPDATE messages SET created_at = '2026-01-01T00:00:00Z' WHERE thread_id = $1", [threadId]);
   return ids;
 }
 

@@ -1,0 +1,124 @@
+-- A chat turn is two statements, one before the model is called and one after (see store/turns-store.ts): each
+-- statement is its own transaction and one round trip, where the same work as separate statements took two
+-- transactions, a lease of its own and ten round trips.
+
+-- Takes the thread's lease (when p_lease_token is given), finds or opens the conversation, stores the user's message
+-- with its message.created event (when p_message_id is given) and returns the conversation's latest messages.
+-- Returns no row, having changed nothing, when another live holder has the lease.
+CREATE FUNCTION parley_open_turn(
+  p_thread_id text,
+  p_project_id uuid,
+  p_start_new boolean,
+  p_message_id text,
+  p_content text,
+  p_extras jsonb,
+  p_history_limit integer,
+  p_lease_token text,
+  p_lease_pid integer,
+  p_lease_seconds integer
+) RETURNS TABLE (conversation_id integer, history jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_active integer;
+  v_last integer;
+  v_conversation integer;
+  v_seq bigint;
+  v_event bigint;
+BEGIN
+  -- No disk flush for this commit: the reply's durable commit flushes the user's message with it, and a database
+  -- crash before that fails the turn, whose client is then told so.
+  PERFORM set_config('synchronous_commit', 'off', true);
+  IF p_lease_token IS NULL THEN
+    SELECT t.active_conversation_id, t.last_conversation_id INTO v_active, v_last FROM threads t WHERE t.id = p_thread_id FOR UPDATE;
+  ELSE
+    UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds)
+     WHERE t.id = p_thread_id AND (t.lock_token IS NULL OR t.lock_until < now())
+    RETURNING t.active_conversation_id, t.last_conversation_id INTO v_active, v_last;
+    IF NOT FOUND THEN
+      -- Only a held lease pays for the liveness check: a holder whose backend is gone (its instance died) loses it.
+      UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds)
+       WHERE t.id = p_thread_id AND (t.lock_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(t.lock_pid)))
+      RETURNING t.active_conversation_id, t.last_conversation_id INTO v_active, v_last;
+      IF NOT FOUND THEN
+        IF NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = p_thread_id) THEN
+          RAISE EXCEPTION 'thread % vanished', p_thread_id;
+        END IF;
+        RETURN;
+      END IF;
+    END IF;
+  END IF;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'thread % vanished', p_thread_id;
+  END IF;
+
+  IF v_active IS NOT NULL AND NOT p_start_new THEN
+    v_conversation := v_active;
+  ELSE
+    IF v_active IS NOT NULL THEN
+      UPDATE conversations c SET ended_at = clock_timestamp() WHERE c.thread_id = p_thread_id AND c.conversation_id = v_active;
+    END IF;
+    v_conversation := v_last + 1;
+    INSERT INTO conversations (thread_id, conversation_id, project_id) VALUES (p_thread_id, v_conversation, p_project_id);
+    UPDATE threads t SET active_conversation_id = v_conversation, last_conversation_id = v_conversation WHERE t.id = p_thread_id;
+  END IF;
+
+  IF p_message_id IS NOT NULL THEN
+    UPDATE threads t SET last_message_seq = t.last_message_seq + 1, last_event_seq = t.last_event_seq + 1 WHERE t.id = p_thread_id
+    RETURNING t.last_message_seq, t.last_event_seq INTO v_seq, v_event;
+    INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
+    VALUES (p_message_id, p_thread_id, v_seq, v_conversation, 'user', p_content, p_extras);
+    INSERT INTO thread_events (thread_id, seq, type, payload)
+    VALUES (p_thread_id, v_event, 'message.created', jsonb_build_object('message', jsonb_build_object(
+      'message_id', p_message_id, 'role', 'user', 'message', p_content, 'conversation_id', v_conversation)));
+    PERFORM pg_notify('parley_thread_events', p_thread_id || ' ' || v_event);
+  END IF;
+
+  RETURN QUERY
+    SELECT v_conversation, coalesce(jsonb_agg(jsonb_build_object('role', latest.role, 'content', latest.content) ORDER BY latest.seq), '[]'::jsonb)
+      FROM (SELECT m.seq, m.role, m.content FROM messages m
+             WHERE m.thread_id = p_thread_id AND m.conversation_id = v_conversation
+             ORDER BY m.seq DESC LIMIT p_history_limit) latest;
+END
+$$;
+
+-- Stores the reply with its message.created event, bills it, and releases the lease (when p_lease_token still holds
+-- it, waking the waiters of every instance). Durable: its commit waits for the disk, and with it the user's message.
+CREATE FUNCTION parley_close_turn(
+  p_thread_id text,
+  p_conversation_id integer,
+  p_message_id text,
+  p_content text,
+  p_extras jsonb,
+  p_price_usd numeric,
+  p_lease_token text
+) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_seq bigint;
+  v_event bigint;
+  v_released boolean;
+BEGIN
+  UPDATE threads t
+     SET last_message_seq = t.last_message_seq + 1,
+         last_event_seq = t.last_event_seq + 1,
+         billable_messages = t.billable_messages + 1,
+         billable_message_cost = t.billable_message_cost + p_price_usd,
+         lock_token = CASE WHEN t.lock_token = p_lease_token THEN NULL ELSE t.lock_token END,
+         lock_pid = CASE WHEN t.lock_token = p_lease_token THEN NULL ELSE t.lock_pid END,
+         lock_until = CASE WHEN t.lock_token = p_lease_token THEN NULL ELSE t.lock_until END
+   WHERE t.id = p_thread_id
+  RETURNING t.last_message_seq, t.last_event_seq, p_lease_token IS NOT NULL AND t.lock_token IS NULL INTO v_seq, v_event, v_released;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'thread % vanished', p_thread_id;
+  END IF;
+  INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
+  VALUES (p_message_id, p_thread_id, v_seq, p_conversation_id, 'assistant', p_content, p_extras);
+  INSERT INTO thread_events (thread_id, seq, type, payload)
+  VALUES (p_thread_id, v_event, 'message.created', jsonb_build_object('message', jsonb_build_object(
+    'message_id', p_message_id, 'role', 'assistant', 'message', p_content, 'conversation_id', p_conversation_id)));
+  PERFORM pg_notify('parley_thread_events', p_thread_id || ' ' || v_event);
+  IF v_released THEN
+    PERFORM pg_notify('parley_thread_unlocked', p_thread_id);
+  END IF;
+END
+$$;

@@ -1,0 +1,67 @@
+import { jsonParam, type Queryable } from "./db.js";
+import type { Role } from "./messages-store.js";
+import { LeaseBusyError, type ThreadLease } from "./thread-locks.js";
+
+export interface OpenedTurn {
+  conversationId: number;
+  /** The conversation's latest messages, oldest first, the user's new message included. */
+  history: { role: Role; content: string }[];
+}
+
+/**
+ * The writes of one chat turn as two statements (the functions of migration 004): `open` before the model is called,
+ * `close` after. Each is one round trip and one transaction, so that a turn costs the database two commits.
+ */
+export class TurnsStore {
+  constructor(private readonly db: Queryable) {}
+
+  /**
+   * Takes the lease (when given), finds or opens the conversation, stores the user's message (when given) with its
+   * event, and reads the history. Throws LeaseBusyError, having changed nothing, while another holder has the lease.
+   */
+  async open(
+    turn: {
+      threadId: string;
+      projectId: string | null;
+      startNewConversation: boolean;
+      userMessage: { id: string; content: string; extras: Record<string, unknown> } | null;
+      historyLimit: number;
+    },
+    lease: ThreadLease | null,
+  ): Promise<OpenedTurn> {
+    const [row] = await this.db.query<{ conversation_id: number; history: OpenedTurn["history"] }>(
+      "SELECT conversation_id, history FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+      [
+        turn.threadId,
+        turn.projectId,
+        turn.startNewConversation,
+        turn.userMessage?.id ?? null,
+        turn.userMessage?.content ?? null,
+        turn.userMessage ? jsonParam(turn.userMessage.extras) : null,
+        turn.historyLimit,
+        lease?.token ?? null,
+        lease?.pid ?? null,
+        lease?.seconds ?? null,
+      ],
+    );
+    if (!row) throw new LeaseBusyError();
+    return { conversationId: row.conversation_id, history: row.history };
+  }
+
+  /** Stores the reply with its event and bills it; releases the lease when given. */
+  async close(
+    turn: { threadId: string; conversationId: number; reply: { id: string; content: string; extras: Record<string, unknown> }; priceUsd: number },
+    lease: ThreadLease | null,
+  ): Promise<void> {
+    await this.db.query("SELECT parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
+      turn.threadId,
+      turn.conversationId,
+      turn.reply.id,
+      turn.reply.content,
+      jsonParam(turn.reply.extras),
+      String(turn.priceUsd),
+      lease?.token ?? null,
+    ]);
+    lease?.markReleased();
+  }
+}
