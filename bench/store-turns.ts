@@ -18,6 +18,7 @@ import { ProjectsStore } from "../src/store/projects-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "../src/store/thread-locks.js";
 import { ThreadsStore } from "../src/store/threads-store.js";
 import { TurnsStore } from "../src/store/turns-store.js";
+import { Notifier } from "../src/store/notifier.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import { fillThread } from "./lib/bulk.js";
 import { directTurn, type TurnIds } from "./lib/chat-sql.js";
@@ -38,8 +39,10 @@ function chatService(context: BenchContext, db: Db, seeded: Seeded): ChatService
   const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox("y".repeat(32)));
   const threads = new ThreadService(new ThreadsStore(db), projects, new ThreadTokens("x".repeat(32), 3600));
   const locks = seeded.kind === "postgres" ? new PostgresThreadLocks(db, seeded.location) : new InProcessThreadLocks();
+  const notifier = new Notifier(db);
   context.defer(() => locks.close());
-  return new ChatService(threads, projects, new ConversationsStore(db), new TurnsStore(db), locks, (agent, apiKey) =>
+  context.defer(() => notifier.close());
+  return new ChatService(threads, projects, new ConversationsStore(db), new TurnsStore(db, notifier), locks, (agent, apiKey) =>
     createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
   );
 }

@@ -27,6 +27,7 @@ import { createLlmProvider } from "./providers/llm/index.js";
 import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "./store/thread-locks.js";
 import { TurnsStore } from "./store/turns-store.js";
+import { Notifier } from "./store/notifier.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
@@ -80,7 +81,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
   const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
   const usage = new UsageStore(db);
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db), locks, llm);
+  const notifier = new Notifier(db);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages);
   const rateLimiter: RateLimiter = config.redisUrl
@@ -130,6 +132,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await server.close();
       clearTimeout(cut);
       await voice.close();
+      await notifier.close();
       await locks.close();
       await rateLimiter.close();
       if (!options.db) await db.close();

@@ -65,7 +65,19 @@ export function directPglite(database: PGlite): SqlTarget {
 
 const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
   last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
-/** One turn: look-ups, then the turn's two statements (see src/store/migrations/004_turn_functions.sql). */
+/** Parley's notification statement (src/store/notifier.ts). */
+async function notify(target: SqlRunner, notifications: [string, string][]): Promise<void> {
+  await target.query(
+    `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
+         SELECT pg_notify(n.channel, n.payload) FROM no_flush, unnest($1::text[], $2::text[]) AS n(channel, payload)`,
+    [notifications.map(([channel]) => channel), notifications.map(([, payload]) => payload)],
+  );
+}
+
+/**
+ * One turn: look-ups, the turn's two statements (see src/store/migrations/004_turn_functions.sql), and the
+ * notification statement after each (Parley batches those of concurrent turns, so it may send fewer).
+ */
 export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {
   if (shape.auth) {
     await target.query(
@@ -81,7 +93,7 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     ids.projectName,
   ]);
   const lease = shape.lease ? [randomUUID(), 0, 30] : [null, null, null];
-  const [opened] = await target.query("SELECT conversation_id, history FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", [
+  const [opened] = await target.query("SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", [
     ids.threadId,
     ids.projectId,
     false,
@@ -91,7 +103,8 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     41,
     ...lease,
   ]);
-  await target.query("SELECT parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
+  await notify(target, [["parley_thread_events", `${ids.threadId} ${String(opened?.event_seq)}`]]);
+  const [closed] = await target.query("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
     ids.threadId,
     opened?.conversation_id,
     randomUUID(),
@@ -99,5 +112,9 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     JSON.stringify({ provider: "builtin" }),
     "0.002",
     lease[0],
+  ]);
+  await notify(target, [
+    ["parley_thread_events", `${ids.threadId} ${String(closed?.event_seq)}`],
+    ...(closed?.released ? [["parley_thread_unlocked", ids.threadId] as [string, string]] : []),
   ]);
 }

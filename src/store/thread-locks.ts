@@ -70,7 +70,7 @@ export class InProcessThreadLocks implements ThreadLocks {
   async close(): Promise<void> {}
 }
 
-const unlockChannel = "parley_thread_unlocked";
+export const unlockChannel = "parley_thread_unlocked";
 /**
  * Lease statements commit without waiting for a disk flush: a lease lost in a crash is void anyway (its holder's
  * backend is gone), so durability buys nothing here and would cost a flush per acquire and per release.

@@ -1,6 +1,8 @@
 import { jsonParam, type Queryable } from "./db.js";
+import { threadEventsChannel } from "./events-store.js";
 import type { Role } from "./messages-store.js";
-import { LeaseBusyError, type ThreadLease } from "./thread-locks.js";
+import type { Notifier } from "./notifier.js";
+import { LeaseBusyError, unlockChannel, type ThreadLease } from "./thread-locks.js";
 
 export interface OpenedTurn {
   conversationId: number;
@@ -10,10 +12,14 @@ export interface OpenedTurn {
 
 /**
  * The writes of one chat turn as two statements (the functions of migration 004): `open` before the model is called,
- * `close` after. Each is one round trip and one transaction, so that a turn costs the database two commits.
+ * `close` after. Each is one round trip and one transaction, so that a turn costs the database two commits; the
+ * events they append (and a released lease) are announced once each statement has returned.
  */
 export class TurnsStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly notifier: Notifier,
+  ) {}
 
   /**
    * Takes the lease (when given), finds or opens the conversation, stores the user's message (when given) with its
@@ -29,8 +35,8 @@ export class TurnsStore {
     },
     lease: ThreadLease | null,
   ): Promise<OpenedTurn> {
-    const [row] = await this.db.query<{ conversation_id: number; history: OpenedTurn["history"] }>(
-      "SELECT conversation_id, history FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    const [row] = await this.db.query<{ conversation_id: number; history: OpenedTurn["history"]; event_seq: number | null }>(
+      "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
       [
         turn.threadId,
         turn.projectId,
@@ -45,6 +51,7 @@ export class TurnsStore {
       ],
     );
     if (!row) throw new LeaseBusyError();
+    if (row.event_seq !== null) this.notifier.notify(threadEventsChannel, `${turn.threadId} ${row.event_seq}`);
     return { conversationId: row.conversation_id, history: row.history };
   }
 
@@ -53,7 +60,7 @@ export class TurnsStore {
     turn: { threadId: string; conversationId: number; reply: { id: string; content: string; extras: Record<string, unknown> }; priceUsd: number },
     lease: ThreadLease | null,
   ): Promise<void> {
-    await this.db.query("SELECT parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
+    const [row] = await this.db.query<{ event_seq: number; released: boolean }>("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
       turn.threadId,
       turn.conversationId,
       turn.reply.id,
@@ -62,6 +69,9 @@ export class TurnsStore {
       String(turn.priceUsd),
       lease?.token ?? null,
     ]);
+    if (!row) throw new Error(`parley_close_turn returned nothing for thread ${turn.threadId}`);
     lease?.markReleased();
+    this.notifier.notify(threadEventsChannel, `${turn.threadId} ${row.event_seq}`);
+    if (row.released) this.notifier.notify(unlockChannel, turn.threadId);
   }
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { uuidv7 } from "../../src/domain/ids.js";
 import { ConversationsStore } from "../../src/store/messages-store.js";
+import { Notifier } from "../../src/store/notifier.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 
@@ -14,7 +15,8 @@ interface Page {
 /** Seeds `count` messages through the turn statements, all with one timestamp so that ordering cannot lean on time. */
 async function seed(h: Harness, threadId: string, count: number, text: (i: number) => string = (i) => `message ${i}`): Promise<string[]> {
   const db = h.database.db;
-  const turns = new TurnsStore(db);
+  const notifier = new Notifier(db);
+  const turns = new TurnsStore(db, notifier);
   const ids: string[] = [];
   let conversationId = 0;
   for (let i = 0; i < count; i += 1) {
@@ -27,6 +29,7 @@ async function seed(h: Harness, threadId: string, count: number, text: (i: numbe
       await turns.close({ threadId, conversationId, reply: { id, content: text(i), extras: {} }, priceUsd: 0 }, null);
     }
   }
+  await notifier.close();
   await db.query("UPDATE messages SET created_at = '2026-01-01T00:00:00Z' WHERE thread_id = $1", [threadId]);
   return ids;
 }

@@ -1,10 +1,12 @@
 -- A chat turn is two statements, one before the model is called and one after (see store/turns-store.ts): each
 -- statement is its own transaction and one round trip, where the same work as separate statements took two
--- transactions, a lease of its own and ten round trips.
+-- transactions, a lease of its own and ten round trips. Neither sends a NOTIFY: a transaction that notifies holds
+-- a database-wide lock until its commit is on disk, which serialized every turn behind one disk flush at a time
+-- (a third of the throughput). The caller announces the new events once the statement has returned.
 
 -- Takes the thread's lease (when p_lease_token is given), finds or opens the conversation, stores the user's message
--- with its message.created event (when p_message_id is given) and returns the conversation's latest messages.
--- Returns no row, having changed nothing, when another live holder has the lease.
+-- with its message.created event (when p_message_id is given) and returns the conversation's latest messages and
+-- the event's seq. Returns no row, having changed nothing, when another live holder has the lease.
 CREATE FUNCTION parley_open_turn(
   p_thread_id text,
   p_project_id uuid,
@@ -16,7 +18,7 @@ CREATE FUNCTION parley_open_turn(
   p_lease_token text,
   p_lease_pid integer,
   p_lease_seconds integer
-) RETURNS TABLE (conversation_id integer, history jsonb)
+) RETURNS TABLE (conversation_id integer, history jsonb, event_seq bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_active integer;
@@ -70,11 +72,10 @@ BEGIN
     INSERT INTO thread_events (thread_id, seq, type, payload)
     VALUES (p_thread_id, v_event, 'message.created', jsonb_build_object('message', jsonb_build_object(
       'message_id', p_message_id, 'role', 'user', 'message', p_content, 'conversation_id', v_conversation)));
-    PERFORM pg_notify('parley_thread_events', p_thread_id || ' ' || v_event);
   END IF;
 
   RETURN QUERY
-    SELECT v_conversation, coalesce(jsonb_agg(jsonb_build_object('role', latest.role, 'content', latest.content) ORDER BY latest.seq), '[]'::jsonb)
+    SELECT v_conversation, coalesce(jsonb_agg(jsonb_build_object('role', latest.role, 'content', latest.content) ORDER BY latest.seq), '[]'::jsonb), v_event
       FROM (SELECT m.seq, m.role, m.content FROM messages m
              WHERE m.thread_id = p_thread_id AND m.conversation_id = v_conversation
              ORDER BY m.seq DESC LIMIT p_history_limit) latest;
@@ -82,7 +83,8 @@ END
 $$;
 
 -- Stores the reply with its message.created event, bills it, and releases the lease (when p_lease_token still holds
--- it, waking the waiters of every instance). Durable: its commit waits for the disk, and with it the user's message.
+-- it); returns the event's seq and whether the lease was released. Durable: its commit waits for the disk, and
+-- flushes the user's message with it.
 CREATE FUNCTION parley_close_turn(
   p_thread_id text,
   p_conversation_id integer,
@@ -91,7 +93,7 @@ CREATE FUNCTION parley_close_turn(
   p_extras jsonb,
   p_price_usd numeric,
   p_lease_token text
-) RETURNS void
+) RETURNS TABLE (event_seq bigint, released boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_seq bigint;
@@ -116,9 +118,6 @@ BEGIN
   INSERT INTO thread_events (thread_id, seq, type, payload)
   VALUES (p_thread_id, v_event, 'message.created', jsonb_build_object('message', jsonb_build_object(
     'message_id', p_message_id, 'role', 'assistant', 'message', p_content, 'conversation_id', p_conversation_id)));
-  PERFORM pg_notify('parley_thread_events', p_thread_id || ' ' || v_event);
-  IF v_released THEN
-    PERFORM pg_notify('parley_thread_unlocked', p_thread_id);
-  END IF;
+  RETURN QUERY SELECT v_event, v_released;
 END
 $$;
