@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
-import { Authenticator } from "./domain/credentials.js";
+import { Authenticator, type CachedApiKey } from "./domain/credentials.js";
+import { changeTags, Invalidations } from "./domain/invalidation.js";
 import { runFirstStart, type FirstStartKeys } from "./domain/first-start.js";
 import { OrganizationService } from "./domain/organizations.js";
 import { ProjectService } from "./domain/projects.js";
@@ -22,7 +23,7 @@ import { socketRoutes } from "./http/events-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
-import { messageRoutes } from "./http/message-routes.js";
+import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
 import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "./store/thread-locks.js";
@@ -32,6 +33,7 @@ import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
+import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
@@ -63,18 +65,29 @@ export async function openDatabase(config: Config): Promise<Db> {
 
 /** The composition root: every store, provider and service is made here from the config and wired together. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logOutput = options.logger ? undefined : new TurnBufferedStdout();
   const logger =
     options.logger ??
-    pino({ level: config.logLevel, redact: { paths: ["req.headers.authorization", "*.api_key", "*.access_token"], censor: "[redacted]" } });
+    pino({ level: config.logLevel, redact: { paths: ["req.headers.authorization", "*.api_key", "*.access_token"], censor: "[redacted]" } }, logOutput);
+  // The request line holds only the method, route pattern, status, time and request id: nothing to redact, and
+  // redaction is a third of the cost of a line.
+  const requestLogger = logOutput ? pino({ level: config.logLevel }, logOutput) : logger;
   const db = options.db ?? (await openDatabase(config));
   await migrate(db);
   const secrets = await loadServerSecrets(config);
 
+  const invalidations = new Invalidations(db, logger);
+  // Sizes are estimates of the memory they take: the page's bytes plus the entry's key, tags and bookkeeping.
+  const renderedPages = invalidations.cache<Buffer>(config.historyCacheMb * 1024 * 1024, (body) => body.length + 512);
+  const apiKeys = invalidations.cache<CachedApiKey>(config.credentialCacheKeys, () => 1);
+  await invalidations.start();
+
   const organizationsStore = new OrganizationsStore(db);
   const settings = new SettingsStore(db);
   const tokens = new ThreadTokens(secrets.jwtSecret, config.threadTokenTtlSeconds);
-  const organizations = new OrganizationService(db, organizationsStore);
+  const organizations = new OrganizationService(db, organizationsStore, invalidations);
   const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox(secrets.encryptionKey));
+  projects.onPublish((organizationId) => invalidations.changed(changeTags.organization(organizationId)));
   const threads = new ThreadService(new ThreadsStore(db), projects, tokens);
   const conversations = new ConversationsStore(db);
   const messages = new MessagesStore(db);
@@ -84,7 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const notifier = new Notifier(db);
   const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
-  const history = new HistoryService(threads, projects, conversations, messages);
+  const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
   const rateLimiter: RateLimiter = config.redisUrl
     ? new RedisRateLimiter(config.redisUrl)
     : config.databaseUrl
@@ -94,25 +107,45 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     perKeyPerMinute: config.rateLimitPerKeyPerMinute,
     perOrganizationPerMinute: config.rateLimitPerOrganizationPerMinute,
   });
-  const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey);
+  const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey, apiKeys);
   const metrics = new HttpMetrics();
-  const voice = createVoice({ config, settings: { ...config.voice, ...options.voice }, db, secrets, threads, projects, conversations, usage, locks, llm, chat, log: logger });
+  metrics.gauge("parley_history_cache_bytes", () => renderedPages.size);
+  metrics.gauge("parley_history_cache_entries", () => renderedPages.count);
+  metrics.gauge("parley_credential_cache_entries", () => apiKeys.count);
+  metrics.gauge("parley_database_listener_up", () => (invalidations.live ? 1 : 0));
+  const voice = createVoice({
+    config,
+    settings: { ...config.voice, ...options.voice },
+    db,
+    secrets,
+    threads,
+    projects,
+    conversations,
+    usage,
+    locks,
+    llm,
+    chat,
+    invalidations,
+    log: logger,
+  });
 
   const firstStart = config.adminApiKey ? undefined : await runFirstStart(organizations, projects, settings);
 
   const server = await buildServer({
     logger,
+    requestLogger,
     bodyLimitBytes: config.bodyLimitBytes,
     authenticator,
     rateLimits,
     metrics,
+    memoryAnswers: [latestPageFromMemory(history, authenticator)],
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
-      ...chatRoutes(chat),
+      ...chatRoutes(chat, invalidations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
-      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
+      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
       ...voiceRoutes(voice.calls),
       ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
@@ -132,10 +165,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await server.close();
       clearTimeout(cut);
       await voice.close();
+      await invalidations.stop();
       await notifier.close();
       await locks.close();
       await rateLimiter.close();
       if (!options.db) await db.close();
+      logOutput?.close();
     },
   };
 }

@@ -21,6 +21,10 @@ export interface Config {
   redisUrl: string | undefined;
   rateLimitPerKeyPerMinute: number;
   rateLimitPerOrganizationPerMinute: number;
+  /** Memory for rendered history pages, in MiB; 0 turns the page cache off. */
+  historyCacheMb: number;
+  /** API keys kept in memory after a lookup; 0 turns the credential cache off. */
+  credentialCacheKeys: number;
   voice: {
     webCallJoinTimeoutMs: number;
     heartbeatMs: number;
@@ -98,6 +102,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     rateLimitPerKeyPerMinute: integer(env, "RATE_LIMIT_PER_KEY_PER_MINUTE", 0, 0, 10_000_000),
     rateLimitPerOrganizationPerMinute: integer(env, "RATE_LIMIT_PER_ORG_PER_MINUTE", 0, 0, 100_000_000),
+    historyCacheMb: integer(env, "HISTORY_CACHE_MB", 64, 0, 1_048_576),
+    credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     voice: {
       webCallJoinTimeoutMs: integer(env, "WEB_CALL_JOIN_TIMEOUT_MS", 30_000, 100, 600_000),
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),

@@ -8,6 +8,7 @@ import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./c
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "./events.js";
 import { uuidv7 } from "./ids.js";
+import { changeTags, type Invalidations } from "./invalidation.js";
 import type { ProjectService } from "./projects.js";
 import type { CallJobs } from "./scheduling.js";
 import { hashCredential } from "./secrets.js";
@@ -38,7 +39,7 @@ export class CallLifecycle implements CallEventSink {
     private readonly events: EventsService,
     private readonly locks: ThreadLocks,
     private readonly jobs: CallJobs,
-    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger },
+    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations },
   ) {}
 
   onFinished(listener: FinishedListener): void {
@@ -114,6 +115,8 @@ export class CallLifecycle implements CallEventSink {
       ),
     );
     if (finished) {
+      // Before `DELETE /voice/{thread_id}/phone-call` answers: the thread's pages show the conversation's end.
+      this.options.invalidations.changed(changeTags.thread(finished.thread_id));
       if (finished.started_at) this.jobs.wakeProcessing();
       for (const listener of this.listeners) listener(callId, reason);
     }

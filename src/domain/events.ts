@@ -27,6 +27,7 @@ const pageSize = 200;
 export class EventsService {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private unlisten: (() => Promise<void>) | undefined;
+  private unwatchListener: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -39,10 +40,16 @@ export class EventsService {
       const threadId = payload.slice(0, payload.lastIndexOf(" "));
       for (const subscriber of this.subscribers.get(threadId) ?? []) this.pump(subscriber);
     });
+    // Notifications sent while the listener was reconnecting are lost: every subscriber re-reads its thread's log.
+    this.unwatchListener = this.db.onListenerState((listening) => {
+      if (!listening) return;
+      for (const set of this.subscribers.values()) for (const subscriber of set) this.pump(subscriber);
+    });
   }
 
   async stop(): Promise<void> {
     await this.unlisten?.();
+    this.unwatchListener?.();
     this.subscribers.clear();
   }
 

@@ -2,7 +2,9 @@ import type { ConversationsStore, MessageRecord, MessagesStore } from "../store/
 import type { Caller } from "./credentials.js";
 import { assertThreadAccess } from "./credentials.js";
 import { decodeCursor, encodeCursor } from "./cursors.js";
+import { changeTags } from "./invalidation.js";
 import type { ProjectService } from "./projects.js";
+import type { TaggedCache } from "./tagged-cache.js";
 import type { ThreadService } from "./threads.js";
 import type { ThreadRecord } from "../store/threads-store.js";
 
@@ -35,6 +37,25 @@ export function messageView(record: MessageRecord): MessageView {
   };
 }
 
+export interface PageQuery {
+  cursor?: string;
+  newer: boolean;
+  limit: number;
+}
+
+/** A page request without a cursor: the latest messages. */
+export const latestPageQuery = { newer: false, limit: 20 } satisfies PageQuery;
+
+function pageKey(organizationId: string, threadId: string, query: PageQuery): string {
+  return JSON.stringify([organizationId, threadId, query.cursor ?? null, query.newer, query.limit]);
+}
+
+export interface HistoryPage {
+  messages: MessageView[];
+  pagination: { cursor: string | null };
+  is_locked: boolean;
+}
+
 /** Keyset pages over the thread's messages (see cursors.ts) and substring search with context. */
 export class HistoryService {
   constructor(
@@ -42,13 +63,33 @@ export class HistoryService {
     private readonly projects: ProjectService,
     private readonly conversations: ConversationsStore,
     private readonly messages: MessagesStore,
+    /** Rendered pages by organization, thread and query, invalidated by thread and by organization. */
+    private readonly renderedPages: TaggedCache<Buffer>,
   ) {}
+
+  /**
+   * A page as `render` turns it into the response body, from the cache when this instance holds it. A page shows
+   * the thread's messages, their conversations' end times and `is_locked` (the organization's project settings):
+   * whatever changes those invalidates the thread's or the organization's pages (see `Invalidations`).
+   */
+  async renderedPage(caller: Caller, threadId: string, query: PageQuery, render: (page: HistoryPage) => Buffer): Promise<Buffer> {
+    assertThreadAccess(caller, threadId);
+    return this.renderedPages.load(pageKey(caller.organizationId, threadId, query), [changeTags.thread(threadId), changeTags.organization(caller.organizationId)], async () =>
+      render(await this.page(caller, threadId, query)),
+    );
+  }
+
+  /** The latest page (no cursor, default limit) as this instance holds it rendered, if it does: no database read. */
+  rememberedLatestPage(caller: Caller, threadId: string): Buffer | undefined {
+    if (caller.kind === "threadToken" && caller.threadId !== threadId) return undefined;
+    return this.renderedPages.get(pageKey(caller.organizationId, threadId, latestPageQuery));
+  }
 
   async page(
     caller: Caller,
     threadId: string,
-    query: { cursor?: string; newer: boolean; limit: number },
-  ): Promise<{ messages: MessageView[]; pagination: { cursor: string | null }; is_locked: boolean }> {
+    query: PageQuery,
+  ): Promise<HistoryPage> {
     assertThreadAccess(caller, threadId);
     const thread = await this.threads.get(caller.organizationId, threadId);
     const position = query.cursor === undefined ? null : decodeCursor("history", thread.id, query.cursor);

@@ -1,6 +1,7 @@
 import type { Db } from "../store/db.js";
 import type { OrganizationsStore } from "../store/organizations-store.js";
 import { NotFoundError } from "./errors.js";
+import { changeTags, type Invalidations } from "./invalidation.js";
 import { uuidv7 } from "./ids.js";
 import { hashCredential, newCredential, redact } from "./secrets.js";
 
@@ -8,6 +9,7 @@ export class OrganizationService {
   constructor(
     private readonly db: Db,
     private readonly store: OrganizationsStore,
+    private readonly invalidations: Invalidations,
   ) {}
 
   /** Creates the organization with its first API key; the key is returned once and only its hash is kept. */
@@ -29,8 +31,20 @@ export class OrganizationService {
     return { id, api_key: apiKey };
   }
 
+  /**
+   * Revoked at once on every instance: the answer waits until this instance's listener has heard the revocation,
+   * which PostgreSQL sends to every instance's listener at the same moment (see docs/deployment.md).
+   */
   async revokeApiKey(id: string): Promise<void> {
-    if (!(await this.store.revokeApiKey(id))) throw new NotFoundError("API key not found");
+    const tag = changeTags.apiKey(id);
+    const notification = this.invalidations.expect(tag);
+    try {
+      if (!(await this.store.revokeApiKey(id))) throw new NotFoundError("API key not found");
+      this.invalidations.changed(tag);
+      await notification.heard;
+    } finally {
+      notification.cancel();
+    }
   }
 
   async exists(id: string): Promise<boolean> {

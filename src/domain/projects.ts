@@ -26,6 +26,7 @@ export interface ProjectView {
 export class ProjectService {
   private readonly versionCache = new Map<string, ProjectConfig>();
   private readonly secretCache = new Map<string, ProjectSecrets>();
+  private readonly publishListeners: ((organizationId: string) => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -44,6 +45,11 @@ export class ProjectService {
     return { id, name, config_version_id: versionId };
   }
 
+  /** Told, after the commit, of each new current version (which may change `is_locked` across the organization). */
+  onPublish(listener: (organizationId: string) => void): void {
+    this.publishListeners.push(listener);
+  }
+
   /** A new version without `agent.api_key` keeps the key of the current version (keys are write-only). */
   async publish(projectId: string, input: ProjectConfigInput): Promise<{ config_version_id: string }> {
     const project = await this.store.findById(projectId);
@@ -52,6 +58,7 @@ export class ProjectService {
     const { config, encryptedSecrets } = this.prepare(input, current?.encrypted_secrets ?? null);
     const versionId = uuidv7();
     await this.db.transaction((tx) => this.store.addVersion(project.id, { id: versionId, config, encryptedSecrets }, tx));
+    for (const listener of this.publishListeners) listener(project.organization_id);
     return { config_version_id: versionId };
   }
 

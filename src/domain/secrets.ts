@@ -1,13 +1,16 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** A high-entropy credential with a recognisable prefix, e.g. `sk_…`. */
 export function newCredential(prefix: string): string {
   return prefix + randomBytes(32).toString("base64url");
 }
 
-/** Credentials are 256-bit random strings, so one SHA-256 pass is enough: there is nothing to brute-force. */
+/**
+ * Credentials are 256-bit random strings, so one SHA-256 pass is enough: there is nothing to brute-force. Every
+ * request with an API key hashes it; the one-shot `hash` costs half of a `createHash` object's update and digest.
+ */
 export function hashCredential(credential: string): string {
-  return createHash("sha256").update(credential).digest("hex");
+  return hash("sha256", credential, "hex");
 }
 
 export function sameSecret(a: string, b: string): boolean {

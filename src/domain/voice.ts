@@ -20,6 +20,7 @@ import { CallSupervisor } from "./call-supervisor.js";
 import { CallService } from "./calls.js";
 import type { ChatService, LlmFactory } from "./chat.js";
 import { EventsService } from "./events.js";
+import type { Invalidations } from "./invalidation.js";
 import type { ProjectService } from "./projects.js";
 import { RecordingUrlSigner, type RecordingStorage } from "./recordings.js";
 import type { ThreadService } from "./threads.js";
@@ -37,6 +38,7 @@ export interface VoiceDeps {
   locks: ThreadLocks;
   llm: LlmFactory;
   chat: ChatService;
+  invalidations: Invalidations;
   log: Logger;
 }
 
@@ -70,7 +72,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     events,
     deps.locks,
     jobs,
-    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log },
+    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations },
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
   const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);

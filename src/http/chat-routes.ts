@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { ChatService, TurnResult } from "../domain/chat.js";
 import { assertThreadAccess } from "../domain/credentials.js";
 import { NotImplementedError } from "../domain/errors.js";
+import { changeTags, type Invalidations } from "../domain/invalidation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { withErrors } from "./schemas.js";
@@ -29,7 +30,7 @@ export function chatResponse(result: TurnResult) {
   };
 }
 
-export function chatRoutes(chat: ChatService): RouteDefinition[] {
+export function chatRoutes(chat: ChatService, invalidations: Invalidations): RouteDefinition[] {
   return [
     defineRoute({
       method: "POST",
@@ -64,10 +65,11 @@ export function chatRoutes(chat: ChatService): RouteDefinition[] {
           userMessage: { content: body.message, extras: { user_type: body.user_type } },
           task: "reply" as const,
         };
-        if (!body.streaming) return reply.send(chatResponse(await chat.turn(turn)));
+        const thread = changeTags.thread(body.thread_id);
+        if (!body.streaming) return reply.send(chatResponse(await invalidations.changing(thread, () => chat.turn(turn))));
         const stream = new ChatStream(reply, wantsEventStream(request.headers.accept));
         try {
-          stream.finish(chatResponse(await chat.turn({ ...turn, onToken: (token) => stream.token(token) })));
+          stream.finish(chatResponse(await invalidations.changing(thread, () => chat.turn({ ...turn, onToken: (token) => stream.token(token) }))));
         } catch (error) {
           if (!stream.hasStarted) throw error;
           request.log.warn({ err: error }, "streamed chat failed after its first token");

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService, TurnRequest } from "../domain/chat.js";
 import { assertThreadAccess, type Caller } from "../domain/credentials.js";
 import { DomainError } from "../domain/errors.js";
+import { changeTags, type Invalidations } from "../domain/invalidation.js";
 import { legacyConversations } from "../domain/legacy-history.js";
 import type { SummaryService } from "../domain/summaries.js";
 import type { ThreadService } from "../domain/threads.js";
@@ -17,6 +18,7 @@ export interface LegacyDependencies {
   threads: ThreadService;
   messages: MessagesStore;
   summaries: SummaryService;
+  invalidations: Invalidations;
 }
 
 const tags = ["legacy"];
@@ -26,16 +28,17 @@ const LegacyReply = Type.Object({ message: Type.String() });
 
 /** Legacy chat and follow-up share one shape: `{message}`, or NDJSON tokens then `{message}` when streaming. */
 async function respond(
-  chat: ChatService,
+  deps: LegacyDependencies,
   turn: TurnRequest,
   streaming: boolean,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  if (!streaming) return reply.send({ message: (await chat.turn(turn)).message });
+  const thread = changeTags.thread(turn.threadId);
+  if (!streaming) return reply.send({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn(turn))).message });
   const stream = new ChatStream(reply, false);
   try {
-    stream.finish({ message: (await chat.turn({ ...turn, onToken: (token) => stream.token(token) })).message });
+    stream.finish({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn({ ...turn, onToken: (token) => stream.token(token) }))).message });
   } catch (error) {
     if (!stream.hasStarted) throw error;
     request.log.warn({ err: error }, "streamed legacy reply failed after its first token");
@@ -82,7 +85,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
         const turn = legacyTurn(caller, body, "reply", { content: body.message, extras: { user_type: "user" } });
-        return respond(deps.chat, turn, body.streaming, request, reply);
+        return respond(deps, turn, body.streaming, request, reply);
       },
     }),
     defineRoute({
@@ -132,7 +135,9 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       body: Type.Object({ thread_id: ThreadId }),
       responses: withErrors({ 200: Type.Object({ message: Type.String() }), 400: Detail }),
       handler: async ({ caller, body }) => {
-        const ended = await deps.chat.endConversation(caller.organizationId, body.thread_id);
+        const ended = await deps.invalidations.changing(changeTags.thread(body.thread_id), () =>
+          deps.chat.endConversation(caller.organizationId, body.thread_id),
+        );
         return { message: `Conversation ${ended} ended; the next message starts a new conversation` };
       },
     }),
@@ -151,7 +156,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       responses: withErrors({ 200: LegacyReply }, [404, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        return respond(deps.chat, legacyTurn(caller, body, "followup"), body.streaming, request, reply);
+        return respond(deps, legacyTurn(caller, body, "followup"), body.streaming, request, reply);
       },
     }),
     defineRoute({

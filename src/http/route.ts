@@ -38,7 +38,7 @@ export interface RouteDefinition<
   body?: B;
   /** Documented (and serialized) responses by status; the first 2xx entry is the success status. */
   responses: Record<number, TSchema>;
-  /** Set for routes whose handler writes the response itself (streams, binary files). */
+  /** Set for routes whose handler writes the response itself (streams, binary files, pre-rendered JSON). */
   raw?: boolean;
   handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>>): Promise<unknown>;
 }
@@ -52,3 +52,13 @@ export function defineRoute<
 >(definition: RouteDefinition<A, P, Q, B>): RouteDefinition {
   return definition as unknown as RouteDefinition;
 }
+
+/**
+ * Answers a request from this instance's memory, synchronously and before it is routed, or returns undefined to let
+ * the routes handle it. Only for answers a route would give exactly alike (a cache hit of that route).
+ */
+export type MemoryAnswer = (
+  method: string,
+  url: string,
+  authorization: string | undefined,
+) => { route: string; contentType: string; body: Buffer } | undefined;

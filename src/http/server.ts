@@ -4,27 +4,34 @@ import { Type } from "@sinclair/typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES, type IncomingMessage } from "node:http";
+import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/credentials.js";
 import type { RateLimits } from "../domain/rate-limits.js";
 import { BadRequestError, RequestValidationError } from "../domain/errors.js";
 import { mapError } from "./error-mapper.js";
 import type { HttpMetrics } from "./metrics.js";
-import type { RouteDefinition } from "./route.js";
+import { LazyRequestLogger } from "./request-logger.js";
+import type { MemoryAnswer, RouteDefinition } from "./route.js";
 import type { ValidationIssue } from "./validation/issues.js";
 import { parsePythonJson } from "./validation/python-json.js";
 import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
+  /** Where the one line per request goes. */
+  requestLogger: FastifyBaseLogger;
   bodyLimitBytes: number;
   authenticator: Authenticator;
   rateLimits: RateLimits;
   metrics: HttpMetrics;
   routes: RouteDefinition[];
+  /** Tried in order before a request is routed (not while rate limits are on: those need the route's check). */
+  memoryAnswers: MemoryAnswer[];
 }
 
+/** Above the usual 60 s of load balancers, so that the balancer closes idle connections first (Fastify's default). */
+const keepAliveTimeoutMs = 72_000;
 const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -79,6 +86,12 @@ function isUpgrade(raw: IncomingMessage): boolean {
   return raw.headers.upgrade !== undefined && /(^|,)\s*upgrade\s*(,|$)/i.test(raw.headers.connection ?? "");
 }
 
+/** The client's `X-Request-Id` when it is a plausible id, else a new one. */
+function requestIdOf(headers: IncomingHttpHeaders): string {
+  const given = headers["x-request-id"];
+  return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
 const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
 const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
 
@@ -88,15 +101,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: options.bodyLimitBytes,
     exposeHeadRoutes: false,
     routerOptions: { querystringParser: parseQuery },
-    genReqId: (request) => {
-      const given = request.headers["x-request-id"];
-      return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    genReqId: (request) => requestIdOf(request.headers),
+    // Node's server as Fastify makes it, with answers from memory tried before Fastify routes a request.
+    serverFactory: (handler) => {
+      // Node checks request and header timeouts on this interval (30 s by default), so a stalled client is cut promptly.
+      return createServer({ connectionsCheckingInterval: 1_000, requestTimeout: 120_000, keepAliveTimeout: keepAliveTimeoutMs }, (raw, response) => {
+        if (!answerFromMemory(raw, response)) handler(raw, response);
+      });
     },
-    requestTimeout: 120_000,
-    // Node checks request and header timeouts on this interval (30 s by default), so a stalled client is cut promptly.
-    http: { connectionsCheckingInterval: 1_000 },
     return503OnClosing: true,
     disableRequestLogging: true,
+    childLoggerFactory: (logger, bindings, childOptions) => new LazyRequestLogger(logger, bindings, childOptions),
     // A malformed URL (bad percent-encoding) and malformed HTTP get FastAPI's `{"detail"}` shape, not Fastify's own.
     // Fastify runs no hooks for these, so a refused upgrade's socket is closed here (see the onResponse hook).
     frameworkErrors: (_error, request, reply) => {
@@ -119,17 +134,47 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     body === "" ? undefined : body.toString(),
   );
 
-  app.addHook("onRequest", async (request, reply) => {
-    reply.header("x-request-id", request.id);
+  /** One line per request (Fastify's default writes two), and the request's metrics. */
+  const finished = (requestId: string, method: string, route: string, status: number, ms: number): void => {
+    options.metrics.observe(method, route, status, ms / 1000);
+    // The route pattern, not the URL, so that no query value is logged. Written with the request id by a logger of
+    // its own, so that no per-request child logger is made.
+    options.requestLogger.info({ reqId: requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, "request");
+  };
+
+  let closing = false;
+  const memoryAnswers = options.rateLimits.enabled ? [] : options.memoryAnswers;
+  /** Serves a request from memory when a memory answer has it; false to let Fastify route it. */
+  function answerFromMemory(raw: IncomingMessage, response: ServerResponse): boolean {
+    if (closing || memoryAnswers.length === 0) return false;
+    const started = performance.now();
+    for (const answer of memoryAnswers) {
+      const found = answer(raw.method ?? "", raw.url ?? "", raw.headers.authorization);
+      if (!found) continue;
+      const requestId = requestIdOf(raw.headers);
+      response.writeHead(200, { "x-request-id": requestId, "content-type": found.contentType, "content-length": found.body.length });
+      response.end(found.body);
+      finished(requestId, "GET", found.route, 200, performance.now() - started);
+      return true;
+    }
+    return false;
+  }
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    const route = request.routeOptions.url ?? "unmatched";
-    options.metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    // One line per request (Fastify's default writes two); the route pattern, not the URL, so no query value is logged.
-    request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, "request");
+
+  // Hooks in callback style: Fastify runs them without a promise and a microtask each, on every request.
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header("x-request-id", request.id);
+    done();
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    finished(request.id, request.method, request.routeOptions.url ?? "unmatched", reply.statusCode, reply.elapsedTime);
     // Node hands an upgrade request's socket over for good: answered over HTTP instead (no socket route took it, or
     // it was refused), nothing else would ever close it, and the server could not shut down while it is open.
     if (isUpgrade(request.raw)) request.raw.socket.destroy();
+    done();
   });
   app.setErrorHandler((error, request, reply) => {
     const mapped = mapError(error);

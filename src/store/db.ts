@@ -5,10 +5,20 @@ export interface Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+/** `false` when the listener connection dropped (notifications may be lost from then on), `true` once it listens again. */
+export type ListenerStateHandler = (listening: boolean) => void;
+
 export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  /** Whether notifications are being received now. Anything derived from them must not be trusted while false. */
+  readonly listening: boolean;
+  /**
+   * Told when the listener connection drops and when it is back (after LISTEN on every channel again). Whoever relies
+   * on notifications must assume it missed some in between: a gap.
+   */
+  onListenerState(handler: ListenerStateHandler): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -46,6 +46,11 @@ export class OrganizationsStore {
     return row;
   }
 
+  /** Records a use of the key, at most once a minute (a cached key is used without looking it up). */
+  async touchApiKey(id: string): Promise<void> {
+    await this.db.query("UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')", [id]);
+  }
+
   async revokeApiKey(id: string): Promise<boolean> {
     const rows = await this.db.query(
       "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id",

@@ -17,6 +17,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     async listen(channel: string, handler: NotificationHandler) {
       return pg.listen(channel, handler);
     },
+    // PGlite delivers notifications inside this process: there is no connection to lose.
+    listening: true,
+    onListenerState: () => () => undefined,
     async ping() {
       await pg.query("SELECT 1");
     },

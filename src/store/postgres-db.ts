@@ -1,5 +1,6 @@
 import pg from "pg";
-import { isConnectionFailure, type Db, type NotificationHandler, type Queryable } from "./db.js";
+import { isConnectionFailure, type Db, type Queryable } from "./db.js";
+import { PostgresListener } from "./postgres-listener.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
 function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
@@ -18,22 +19,7 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
     const result = await client.query(sql, params ? [...params] : undefined);
     return result.rows as Row[];
   };
-  let listener: pg.Client | undefined;
-  const handlers = new Map<string, Set<NotificationHandler>>();
-
-  async function listenerClient(): Promise<pg.Client> {
-    if (listener) return listener;
-    const client = new pg.Client({ connectionString, types: { getTypeParser } });
-    client.on("notification", (message) => {
-      for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? "");
-    });
-    client.on("error", () => {
-      listener = undefined;
-    });
-    await client.connect();
-    listener = client;
-    return client;
-  }
+  const listener = new PostgresListener({ connectionString, types: { getTypeParser } });
 
   return {
     kind: "postgres",
@@ -61,24 +47,16 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
         client.release(dropped);
       }
     },
-    async listen(channel, handler) {
-      const client = await listenerClient();
-      let set = handlers.get(channel);
-      if (!set) {
-        set = new Set();
-        handlers.set(channel, set);
-        await client.query(`LISTEN "${channel.replace(/"/g, "")}"`);
-      }
-      set.add(handler);
-      return async () => {
-        set.delete(handler);
-      };
+    listen: (channel, handler) => listener.listen(channel, handler),
+    get listening() {
+      return listener.listening;
     },
+    onListenerState: (handler) => listener.onState(handler),
     async ping() {
       await pool.query("SELECT 1");
     },
     async close() {
-      await listener?.end().catch(() => undefined);
+      await listener.close();
       await pool.end();
     },
   };

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { uuidv7 } from "../../src/domain/ids.js";
+import { changeTags } from "../../src/domain/invalidation.js";
 import { ConversationsStore } from "../../src/store/messages-store.js";
 import { Notifier } from "../../src/store/notifier.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
+import { afterNotified } from "../support/invalidations.js";
 
 interface Page {
   messages: { message_id: string; message: string; timestamp: number; role: string }[];
@@ -120,7 +122,7 @@ forEachDatabase("message history pagination", (h) => {
     const threadId = await h().thread(apiKey, { project_name: "support" });
     await chatOnce(h(), apiKey, threadId, "hello");
     assert.equal((await page(h(), apiKey, threadId, "")).is_locked, false);
-    await new ConversationsStore(h().database.db).endActive(threadId);
+    await afterNotified(h().database.db, changeTags.thread(threadId), () => new ConversationsStore(h().database.db).endActive(threadId));
     assert.equal((await page(h(), apiKey, threadId, "")).is_locked, true);
     await chatOnce(h(), apiKey, threadId, "again");
     assert.equal((await page(h(), apiKey, threadId, "")).is_locked, false);

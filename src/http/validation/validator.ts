@@ -37,7 +37,34 @@ function unsupported(schema: SchemaNode): Error {
 
 /** Defaults are copied, as pydantic copies mutable defaults, and not validated. */
 function defaultOf(schema: SchemaNode): unknown {
-  return structuredClone(schema["default"]);
+  const value = schema["default"];
+  return typeof value === "object" && value !== null ? structuredClone(value) : value;
+}
+
+/** What validating a model or a request part needs to know of its schema, worked out once per schema. */
+interface FieldsShape {
+  properties: [string, SchemaNode][];
+  required: Set<string>;
+  declared: Set<string>;
+  /** Names of the properties that take every value of a repeated parameter. */
+  sequences: Set<string>;
+}
+
+const shapes = new WeakMap<SchemaNode, FieldsShape>();
+
+function fieldsShape(schema: SchemaNode): FieldsShape {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    const properties = schemaProperties(schema);
+    shape = {
+      properties,
+      required: requiredNames(schema),
+      declared: new Set(properties.map(([name]) => name)),
+      sequences: new Set(properties.filter(([, property]) => isSequence(property)).map(([name]) => name)),
+    };
+    shapes.set(schema, shape);
+  }
+  return shape;
 }
 
 /**
@@ -47,22 +74,20 @@ function defaultOf(schema: SchemaNode): unknown {
 function validateFields(
   schema: SchemaNode,
   loc: Loc,
-  read: (name: string, property: SchemaNode) => unknown,
+  read: (name: string) => unknown,
   missingInput: unknown,
   given: () => [string, unknown][],
   issues: ValidationIssue[],
 ): Record<string, unknown> {
-  const properties = schemaProperties(schema);
-  const required = requiredNames(schema);
+  const { properties, required, declared } = fieldsShape(schema);
   const output: Record<string, unknown> = {};
   for (const [name, property] of properties) {
-    const input = read(name, property);
+    const input = read(name);
     if (input !== undefined) setOwn(output, name, validate(property, input, [...loc, name], issues));
     else if ("default" in property) setOwn(output, name, defaultOf(property));
     else if (required.has(name)) issues.push(missing([...loc, name], missingInput));
   }
   if (schema["additionalProperties"] === false) {
-    const declared = new Set(properties.map(([name]) => name));
     for (const [name, input] of given()) {
       if (!declared.has(name)) issues.push({ type: "extra_forbidden", loc: [...loc, name], msg: "Extra inputs are not permitted", input });
     }
@@ -76,8 +101,14 @@ function validateModel(schema: SchemaNode, input: unknown, loc: Loc, issues: Val
     issues.push({ type: "model_attributes_type", loc, msg, input });
     return input;
   }
-  const read = (name: string): unknown => (Object.hasOwn(input, name) ? input[name] : undefined);
-  return validateFields(schema, loc, read, input, () => Object.entries(input), issues);
+  return validateFields(
+    schema,
+    loc,
+    (name) => (Object.hasOwn(input, name) ? input[name] : undefined),
+    input,
+    () => Object.entries(input),
+    issues,
+  );
 }
 
 function validateDict(schema: SchemaNode, input: unknown, loc: Loc, issues: ValidationIssue[]): unknown {
@@ -188,13 +219,20 @@ function validateParameters(schema: SchemaNode, raw: unknown, part: Exclude<Requ
     const values = stringValues(value);
     if (values.length > 0) given.set(name, values);
   }
-  const read = (name: string, property: SchemaNode): unknown => {
-    const values = given.get(name);
-    if (values === undefined || isSequence(property)) return values;
-    return values.at(part === "query" ? -1 : 0);
-  };
-  const entries = (): [string, unknown][] => [...given].map(([name, values]) => [name, values.length === 1 ? values[0] : values]);
-  return validateFields(schema, [part], read, null, entries, issues);
+  const { sequences } = fieldsShape(schema);
+  // The readers are passed inline: named closures would each cost a `__name` call per request under tsx.
+  return validateFields(
+    schema,
+    [part],
+    (name) => {
+      const values = given.get(name);
+      if (values === undefined || sequences.has(name)) return values;
+      return values.at(part === "query" ? -1 : 0);
+    },
+    null,
+    () => [...given].map(([name, values]) => [name, values.length === 1 ? values[0] : values]),
+    issues,
+  );
 }
 
 /**
