@@ -76,7 +76,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await migrate(db);
   const secrets = await loadServerSecrets(config);
 
-  const invalidations = new Invalidations(db, logger);
+  const invalidations = new Invalidations(db, logger, config.cacheMaxAgeMs);
   // Sizes are estimates of the memory they take: the page's bytes plus the entry's key, tags and bookkeeping.
   const renderedPages = invalidations.cache<Buffer>(config.historyCacheMb * 1024 * 1024, (body) => body.length + 512);
   const apiKeys = invalidations.cache<CachedApiKey>(config.credentialCacheKeys, () => 1);

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Db } from "../store/db.js";
+import { threadEventsChannel } from "../store/events-store.js";
 import { TaggedCache } from "./tagged-cache.js";
 
 /** Channel of the NOTIFYs sent by the triggers of migration 005: the payload is the tag of what changed. */
@@ -27,12 +28,13 @@ export class Invalidations {
   private readonly caches: Pick<TaggedCache<unknown>, "invalidate" | "clear">[] = [];
   private readonly waiters = new Map<string, Set<() => void>>();
   private started = false;
-  private unlisten: (() => Promise<void>) | undefined;
+  private readonly unlisteners: (() => Promise<void>)[] = [];
   private unwatch: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
+    private readonly maxAgeMs: number,
   ) {}
 
   /** Whether cached values can be trusted now: notifications are being received. */
@@ -42,7 +44,7 @@ export class Invalidations {
 
   /** A cache of this instance, kept up to date by these invalidations; `maxSize` 0 turns it off. */
   cache<V>(maxSize: number, sizeOf: (value: V) => number): TaggedCache<V> {
-    const cache = new TaggedCache<V>(maxSize, sizeOf, () => this.live);
+    const cache = new TaggedCache<V>(maxSize, this.maxAgeMs, sizeOf, () => this.live);
     this.caches.push(cache);
     return cache;
   }
@@ -55,18 +57,22 @@ export class Invalidations {
       // A write waiting to hear its notification may never hear it now; with the caches emptied it need not.
       for (const waiters of [...this.waiters.values()]) for (const wake of [...waiters]) wake();
     });
-    this.unlisten = await this.db.listen(cacheChannel, (tag) => {
-      this.changed(tag);
-      const waiters = this.waiters.get(tag);
-      if (waiters) for (const wake of [...waiters]) wake();
-    });
+    this.unlisteners.push(
+      await this.db.listen(cacheChannel, (tag) => {
+        this.changed(tag);
+        const waiters = this.waiters.get(tag);
+        if (waiters) for (const wake of [...waiters]) wake();
+      }),
+      // A chat turn's messages are announced there, after their commit, rather than by the triggers (migration 005).
+      await this.db.listen(threadEventsChannel, (payload) => this.changed(changeTags.thread(payload.slice(0, payload.lastIndexOf(" "))))),
+    );
     this.started = true;
   }
 
   async stop(): Promise<void> {
     this.started = false;
     this.unwatch?.();
-    await this.unlisten?.();
+    for (const unlisten of this.unlisteners.splice(0)) await unlisten();
     for (const cache of this.caches) cache.clear();
   }
 

@@ -2,6 +2,8 @@ interface Entry<V> {
   value: V;
   size: number;
   tags: readonly string[];
+  /** `performance.now()` when stored. */
+  storedAt: number;
   /** Read since it was stored or last spared by eviction. */
   used: boolean;
 }
@@ -20,6 +22,9 @@ interface PendingRead {
  * A read that began before an invalidation must not store what it read: it may have read the state from before the
  * write that caused the invalidation, and storing it after the invalidation would keep it until the next write. So
  * `load` registers the read, invalidation marks the reads of its tags, and a marked read is returned but not stored.
+ *
+ * Entries also expire after `maxAgeMs`: the bound on staleness should a notification never come (an instance that
+ * dies between a chat turn's commit and its announcement, see store/notifier.ts).
  */
 export class TaggedCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
@@ -29,6 +34,7 @@ export class TaggedCache<V> {
 
   constructor(
     private readonly maxSize: number,
+    private readonly maxAgeMs: number,
     private readonly sizeOf: (value: V) => number,
     /** False while invalidations cannot be trusted to arrive (the listener is down): the cache is then bypassed. */
     private readonly usable: () => boolean,
@@ -46,6 +52,10 @@ export class TaggedCache<V> {
     if (this.maxSize === 0 || !this.usable()) return undefined;
     const entry = this.entries.get(key);
     if (!entry) return undefined;
+    if (performance.now() - entry.storedAt > this.maxAgeMs) {
+      this.remove(key);
+      return undefined;
+    }
     entry.used = true;
     return entry.value;
   }
@@ -88,7 +98,7 @@ export class TaggedCache<V> {
     const size = this.sizeOf(value);
     if (size > this.maxSize) return;
     this.remove(key);
-    this.entries.set(key, { value, size, tags, used: false });
+    this.entries.set(key, { value, size, tags, storedAt: performance.now(), used: false });
     this.totalSize += size;
     for (const tag of tags) {
       let keys = this.keysByTag.get(tag);

@@ -10,7 +10,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
 
 describe("the tagged cache", () => {
   test("an entry is dropped by any of its tags and kept through the others' invalidations", async () => {
-    const cache = new TaggedCache<string>(100, () => 1, () => true);
+    const cache = new TaggedCache<string>(100, 60_000, () => 1, () => true);
     await cache.load("page", ["thread:a", "organization:o"], async () => "v1");
     cache.invalidate("thread:b");
     assert.equal(cache.get("page"), "v1");
@@ -19,7 +19,7 @@ describe("the tagged cache", () => {
   });
 
   test("a read overlapping an invalidation of its tags is returned but not kept", async () => {
-    const cache = new TaggedCache<string>(100, () => 1, () => true);
+    const cache = new TaggedCache<string>(100, 60_000, () => 1, () => true);
     const read = deferred<string>();
     const loading = cache.load("page", ["thread:a"], () => read.promise);
     cache.invalidate("thread:a");
@@ -29,7 +29,7 @@ describe("the tagged cache", () => {
   });
 
   test("a read tagged with a whole kind is spoilt by an invalidation of any tag of that kind", async () => {
-    const cache = new TaggedCache<string>(100, () => 1, () => true);
+    const cache = new TaggedCache<string>(100, 60_000, () => 1, () => true);
     const read = deferred<string>();
     const loading = cache.load("hash", ["api_key:*"], () => read.promise, () => ["api_key:k1"]);
     cache.invalidate("api_key:k2");
@@ -42,7 +42,7 @@ describe("the tagged cache", () => {
   });
 
   test("its size stays within the bound, and entries read since they were stored outlive those that were not", async () => {
-    const cache = new TaggedCache<string>(3, () => 1, () => true);
+    const cache = new TaggedCache<string>(3, 60_000, () => 1, () => true);
     for (const key of ["a", "b", "c"]) await cache.load(key, [`thread:${key}`], async () => key);
     cache.get("a");
     await cache.load("d", ["thread:d"], async () => "d");
@@ -53,16 +53,26 @@ describe("the tagged cache", () => {
   });
 
   test("it holds nothing when its size is 0, and serves nothing while it is not usable", async () => {
-    const off = new TaggedCache<string>(0, () => 1, () => true);
+    const off = new TaggedCache<string>(0, 60_000, () => 1, () => true);
     await off.load("page", ["thread:a"], async () => "v");
     assert.equal(off.get("page"), undefined);
     let usable = true;
-    const cache = new TaggedCache<string>(10, () => 1, () => usable);
+    const cache = new TaggedCache<string>(10, 60_000, () => 1, () => usable);
     await cache.load("page", ["thread:a"], async () => "v1");
     usable = false;
     assert.equal(cache.get("page"), undefined);
     assert.equal(await cache.load("page", ["thread:a"], async () => "v2"), "v2");
     usable = true;
     assert.equal(cache.get("page"), "v1", "clearing on a gap is the owner's job (Invalidations)");
+  });
+
+  test("an entry older than the maximum age is not served, and the next load reads again", async () => {
+    const cache = new TaggedCache<string>(10, 20, () => 1, () => true);
+    await cache.load("page", ["thread:a"], async () => "v1");
+    assert.equal(cache.get("page"), "v1");
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(cache.get("page"), undefined);
+    assert.equal(await cache.load("page", ["thread:a"], async () => "v2"), "v2");
+    assert.equal(cache.count, 1);
   });
 });

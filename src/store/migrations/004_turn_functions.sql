@@ -30,6 +30,7 @@ BEGIN
   -- No disk flush for this commit: the reply's durable commit flushes the user's message with it, and a database
   -- crash before that fails the turn, whose client is then told so.
   PERFORM set_config('synchronous_commit', 'off', true);
+  PERFORM set_config('parley.announced_after_commit', 'on', true);
   IF p_lease_token IS NULL THEN
     SELECT t.active_conversation_id, t.last_conversation_id INTO v_active, v_last FROM threads t WHERE t.id = p_thread_id FOR UPDATE;
   ELSE
@@ -100,6 +101,7 @@ DECLARE
   v_event bigint;
   v_released boolean;
 BEGIN
+  PERFORM set_config('parley.announced_after_commit', 'on', true);
   UPDATE threads t
      SET last_message_seq = t.last_message_seq + 1,
          last_event_seq = t.last_event_seq + 1,

@@ -4,8 +4,14 @@
 -- Only columns that change what a cache shows fire: the lease columns of a thread row (updated by every chat turn,
 -- see store/thread-locks.ts), its counters and usage do not, since a NOTIFY takes a global lock at commit.
 
+-- The chat turn's statements (migration 004) set parley.announced_after_commit: their caller announces the thread's
+-- change on the events channel once they have committed, which every instance's caches hear too, because a NOTIFY
+-- inside their durable transaction would hold a database-wide lock until the disk flush.
 CREATE FUNCTION parley_notify_changed_threads() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF current_setting('parley.announced_after_commit', true) = 'on' THEN
+    RETURN NULL;
+  END IF;
   PERFORM pg_notify('parley_cache', 'thread:' || thread_id) FROM (SELECT DISTINCT thread_id FROM changed) AS threads;
   RETURN NULL;
 END
