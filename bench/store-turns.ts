@@ -6,7 +6,10 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
-import { ChatService, type TurnRequest } from "../src/domain/chat.js";
+import pino from "pino";
+import { ChatService, turnSetupSize, type TurnRequest, type TurnSetup } from "../src/domain/chat.js";
+import { Invalidations } from "../src/domain/invalidation.js";
+import type { TaggedCache } from "../src/domain/tagged-cache.js";
 import { ProjectService } from "../src/domain/projects.js";
 import { SecretBox } from "../src/domain/secrets.js";
 import { ThreadTokens } from "../src/domain/thread-tokens.js";
@@ -35,15 +38,21 @@ const peer = { turns: 1084, plainTurns: 3639, latest20: 0.88, plainLatest20: 0.3
 const plainLatest20 = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
 
 /** ChatService as app.ts wires it. */
-function chatService(context: BenchContext, db: Db, seeded: Seeded): ChatService {
+function chatService(context: BenchContext, db: Db, seeded: Seeded, setups: TaggedCache<TurnSetup>): ChatService {
   const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox("y".repeat(32)));
   const threads = new ThreadService(new ThreadsStore(db), projects, new ThreadTokens("x".repeat(32), 3600));
   const locks = seeded.kind === "postgres" ? new PostgresThreadLocks(db, seeded.location) : new InProcessThreadLocks();
   const notifier = new Notifier(db);
   context.defer(() => locks.close());
   context.defer(() => notifier.close());
-  return new ChatService(threads, projects, new ConversationsStore(db), new TurnsStore(db, notifier), locks, (agent, apiKey) =>
-    createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
+  return new ChatService(
+    threads,
+    projects,
+    new ConversationsStore(db),
+    new TurnsStore(db, notifier),
+    locks,
+    (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
+    setups,
   );
 }
 
@@ -64,16 +73,23 @@ async function sequential(count: number, work: () => Promise<unknown>): Promise<
 
 async function measure(context: BenchContext, kind: DbKind) {
   const timing = context.timing;
-  const shape = { auth: false, lease: kind === "postgres" };
+  const shape = { lease: kind === "postgres" };
   const ours = await seed(context, kind, concurrency);
   const db = await openParleyDb(context, ours);
   const storeTurn: string[] = [];
-  const tracedChat = chatService(context, traced(db, storeTurn), ours);
+  const invalidations = new Invalidations(db, pino({ level: "silent" }), 5_000);
+  await invalidations.start();
+  context.defer(() => invalidations.stop());
+  const setups = () => invalidations.cache<TurnSetup>(16 * 1024 * 1024, turnSetupSize);
+  const tracedChat = chatService(context, traced(db, storeTurn), ours, setups());
   // The first turn also loads the project's configuration into the service's cache; the second is the steady state.
   await tracedChat.turn(turnOf(ours.traceThread));
+  await new Promise(setImmediate);
   storeTurn.length = 0;
   await tracedChat.turn(turnOf(ours.traceThread));
-  const chat = chatService(context, db, ours);
+  // Its notifications go out on the next turn of the event loop.
+  await new Promise(setImmediate);
+  const chat = chatService(context, db, ours, setups());
 
   const theirs = await seed(context, kind, concurrency);
   const target = await openDirect(context, theirs);

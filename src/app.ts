@@ -9,7 +9,7 @@ import { ProjectService } from "./domain/projects.js";
 import { SecretBox } from "./domain/secrets.js";
 import { ThreadTokens } from "./domain/thread-tokens.js";
 import { ThreadService } from "./domain/threads.js";
-import { ChatService, type LlmFactory } from "./domain/chat.js";
+import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat.js";
 import { HistoryService } from "./domain/history.js";
 import { SummaryService } from "./domain/summaries.js";
 import { RateLimits } from "./domain/rate-limits.js";
@@ -80,6 +80,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Sizes are estimates of the memory they take: the page's bytes plus the entry's key, tags and bookkeeping.
   const renderedPages = invalidations.cache<Buffer>(config.historyCacheMb * 1024 * 1024, (body) => body.length + 512);
   const apiKeys = invalidations.cache<CachedApiKey>(config.credentialCacheKeys, () => 1);
+  const turnSetups = invalidations.cache<TurnSetup>(config.chatSetupCacheMb * 1024 * 1024, turnSetupSize);
   await invalidations.start();
 
   const organizationsStore = new OrganizationsStore(db);
@@ -95,7 +96,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm);
+  threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
   const rateLimiter: RateLimiter = config.redisUrl

@@ -25,6 +25,8 @@ export interface Config {
   historyCacheMb: number;
   /** API keys kept in memory after a lookup; 0 turns the credential cache off. */
   credentialCacheKeys: number;
+  /** Memory for what chat turns read of their thread and project, in MiB; 0 turns that cache off. */
+  chatSetupCacheMb: number;
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
   voice: {
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerOrganizationPerMinute: integer(env, "RATE_LIMIT_PER_ORG_PER_MINUTE", 0, 0, 100_000_000),
     historyCacheMb: integer(env, "HISTORY_CACHE_MB", 64, 0, 1_048_576),
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
+    chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
     voice: {
       webCallJoinTimeoutMs: integer(env, "WEB_CALL_JOIN_TIMEOUT_MS", 30_000, 100, 600_000),

@@ -18,30 +18,40 @@ export interface SqlTarget extends SqlRunner {
 
 /** What a turn includes besides the conversation's own statements. */
 export interface TurnShape {
-  /** The API key lookup of an HTTP request. */
-  auth: boolean;
   /** The thread lease Parley takes on PostgreSQL within the turn's statements (PGlite's lock is in-process). */
   lease: boolean;
 }
 
 export interface TurnIds {
-  apiKeyHash: string;
   organizationId: string;
   projectId: string;
   projectName: string;
   threadId: string;
 }
 
+const statementNames = new Map<string, string>();
+
+/** Named statements, parsed once per connection, as Parley's own pool sends them (src/store/postgres-db.ts). */
+function prepared(sql: string, params: unknown[] | undefined): pg.QueryConfig {
+  if (!params) return { text: sql };
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `direct_${statementNames.size + 1}`;
+    statementNames.set(sql, name);
+  }
+  return { name, text: sql, values: params };
+}
+
 export function directPostgres(url: string, poolSize: number): SqlTarget {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   pool.on("error", () => undefined);
   return {
-    query: async (sql, params) => (await pool.query(sql, params)).rows as Record<string, unknown>[],
+    query: async (sql, params) => (await pool.query(prepared(sql, params))).rows as Record<string, unknown>[],
     async transaction(work) {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const result = await work({ query: async (sql, params) => (await client.query(sql, params)).rows as Record<string, unknown>[] });
+        const result = await work({ query: async (sql, params) => (await client.query(prepared(sql, params))).rows as Record<string, unknown>[] });
         await client.query("COMMIT");
         return result;
       } catch (error) {
@@ -63,8 +73,6 @@ export function directPglite(database: PGlite): SqlTarget {
   };
 }
 
-const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
-  last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
 /** Parley's notification statement (src/store/notifier.ts). */
 async function notify(target: SqlRunner, notifications: [string, string][]): Promise<void> {
   await target.query(
@@ -75,23 +83,11 @@ async function notify(target: SqlRunner, notifications: [string, string][]): Pro
 }
 
 /**
- * One turn: look-ups, the turn's two statements (see src/store/migrations/004_turn_functions.sql), and the
- * notification statement after each (Parley batches those of concurrent turns, so it may send fewer).
+ * One turn in the steady state, where the API key, thread and project come from Parley's caches: the turn's two
+ * statements (see src/store/migrations/004_turn_functions.sql) and the notification statement after each (Parley
+ * batches those of concurrent turns, so it may send fewer).
  */
 export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {
-  if (shape.auth) {
-    await target.query(
-      `SELECT id, organization_id, revoked_at,
-              (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AS stale
-         FROM api_keys WHERE key_hash = $1`,
-      [ids.apiKeyHash],
-    );
-  }
-  await target.query(`SELECT ${threadColumns} FROM threads WHERE id = $1 AND organization_id = $2`, [ids.threadId, ids.organizationId]);
-  await target.query("SELECT id, organization_id, name, current_config_version_id, created_at FROM projects WHERE organization_id = $1 AND name = $2", [
-    ids.organizationId,
-    ids.projectName,
-  ]);
   const lease = shape.lease ? [randomUUID(), 0, 30] : [null, null, null];
   const [opened] = await target.query("SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", [
     ids.threadId,

@@ -8,7 +8,6 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pino from "pino";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { hashCredential } from "../../src/domain/secrets.js";
 import type { Db } from "../../src/store/db.js";
 import { openPglite } from "../../src/store/pglite-db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
@@ -49,7 +48,6 @@ export async function seed(context: BenchContext, kind: DbKind, threadCount: num
   const org = await call<{ id: string; api_key: string }>("POST", "/admin/organizations", `Bearer ${adminKey}`, { name: "Direct" });
   const project = await call<{ id: string }>("POST", `/admin/organizations/${org.id}/projects`, `Bearer ${adminKey}`, { name: "bench", config: helpDeskConfig });
   const newThread = async (): Promise<TurnIds> => ({
-    apiKeyHash: hashCredential(org.api_key),
     organizationId: org.id,
     projectId: project.id,
     projectName: "bench",

@@ -1,5 +1,6 @@
 import type { AgentTask, LlmProvider } from "../providers/llm/types.js";
 import type { ConversationsStore } from "../store/messages-store.js";
+import type { ThreadRecord } from "../store/threads-store.js";
 import type { ThreadLocks } from "../store/thread-locks.js";
 import type { TurnsStore } from "../store/turns-store.js";
 import { BadRequestError, NotFoundError } from "./errors.js";
@@ -7,7 +8,9 @@ import { generateText } from "./generation.js";
 import { uuidv7 } from "./ids.js";
 import type { ProjectConfig } from "./project-config.js";
 import type { ProjectService, ResolvedProject } from "./projects.js";
+import { changeTags } from "./invalidation.js";
 import { buildPrompt } from "./prompt.js";
+import type { TaggedCache } from "./tagged-cache.js";
 import type { ThreadService } from "./threads.js";
 
 export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined) => LlmProvider;
@@ -22,6 +25,17 @@ export interface TurnRequest {
   userMessage?: { content: string; extras: Record<string, unknown> };
   task: Extract<AgentTask, "reply" | "followup">;
   onToken?: (token: string) => void;
+}
+
+/** What a turn reads before it starts: the thread's prompt inputs and the project's configuration. */
+export interface TurnSetup {
+  thread: Pick<ThreadRecord, "id" | "context" | "timezone">;
+  resolved: ResolvedProject;
+}
+
+/** An estimate of a setup's memory: its thread's context (the project's configuration is shared with other entries). */
+export function turnSetupSize(setup: TurnSetup): number {
+  return 2 * JSON.stringify(setup.thread.context).length + 1024;
 }
 
 export interface TurnResult {
@@ -45,6 +59,8 @@ export class ChatService {
     private readonly turns: TurnsStore,
     private readonly locks: ThreadLocks,
     private readonly llm: LlmFactory,
+    /** Kept under the thread's setup tag and the organization's (a new project version): a turn usually starts with no look-up. */
+    private readonly setups: TaggedCache<TurnSetup>,
   ) {}
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
@@ -54,16 +70,7 @@ export class ChatService {
   }
 
   async turn(request: TurnRequest): Promise<TurnResult> {
-    // Independent look-ups, issued together: one round trip of latency before the first token instead of two. When
-    // both fail, the thread's error is the one reported, as when they ran one after the other.
-    const [threadLookup, projectLookup] = await Promise.allSettled([
-      this.threads.get(request.organizationId, request.threadId),
-      this.resolveProject(request.organizationId, request.projectName, request.configVersionId),
-    ]);
-    if (threadLookup.status === "rejected") throw threadLookup.reason;
-    if (projectLookup.status === "rejected") throw projectLookup.reason;
-    const thread = threadLookup.value;
-    const resolved = projectLookup.value;
+    const { thread, resolved } = await this.setup(request);
     const agent = resolved.config.agent;
     const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
     return this.locks.withLeasedWork(thread.id, async (lease) => {
@@ -93,6 +100,23 @@ export class ChatService {
       };
       await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
       return { message: text, userMessageId: userMessage?.id ?? null, conversationId, replyMessageId: reply.id };
+    });
+  }
+
+  private setup(request: TurnRequest): Promise<TurnSetup> {
+    const { organizationId, threadId, projectName, configVersionId } = request;
+    const tags = [changeTags.threadSetup(threadId), changeTags.organization(organizationId)];
+    return this.setups.load(JSON.stringify([organizationId, threadId, projectName, configVersionId ?? null]), tags, async () => {
+      // Independent look-ups, issued together. When both fail, the thread's error is the one reported, as when they
+      // ran one after the other.
+      const [threadLookup, projectLookup] = await Promise.allSettled([
+        this.threads.get(organizationId, threadId),
+        this.resolveProject(organizationId, projectName, configVersionId),
+      ]);
+      if (threadLookup.status === "rejected") throw threadLookup.reason;
+      if (projectLookup.status === "rejected") throw projectLookup.reason;
+      const { id, context, timezone } = threadLookup.value;
+      return { thread: { id, context, timezone }, resolved: projectLookup.value };
     });
   }
 

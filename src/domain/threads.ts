@@ -55,11 +55,18 @@ export function usageOf(thread: ThreadRecord): ThreadUsage {
 }
 
 export class ThreadService {
+  private readonly contextListeners: ((threadId: string) => void)[] = [];
+
   constructor(
     private readonly store: ThreadsStore,
     private readonly projects: ProjectService,
     private readonly tokens: ThreadTokens,
   ) {}
+
+  /** Told, after the commit, of each change of a thread's context. */
+  onContextChange(listener: (threadId: string) => void): void {
+    this.contextListeners.push(listener);
+  }
 
   async create(organizationId: string, input: CreateThreadInput): Promise<{ thread_id: string }> {
     if (!isKnownTimezone(input.timezone)) {
@@ -116,6 +123,7 @@ export class ThreadService {
     const { config } = await this.projects.resolve(project);
     if (config.json_input.schema) checkAgainst(config.json_input.schema, patch, jsonInput);
     if (!(await this.store.mergeContext(organizationId, threadId, patch))) throw new NotFoundError("Thread not found");
+    for (const listener of this.contextListeners) listener(threadId);
     return { response: "JSON input received" };
   }
 }

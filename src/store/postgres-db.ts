@@ -8,6 +8,25 @@ function getTypeParser(oid: number, format?: "text" | "binary"): (value: string)
   return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
 }
 
+const maxPreparedStatements = 1_000;
+
+/**
+ * Names for the statements the code issues, so that each connection parses and plans them once rather than on every
+ * call (a third of the database's work for a short look-up). The code has a fixed set of statement texts; should
+ * some ever be built from data, the names stop at a bound and the rest run unnamed.
+ */
+function preparedStatementNames(): (sql: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (sql) => {
+    let name = names.get(sql);
+    if (name === undefined && names.size < maxPreparedStatements && /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH)\b/i.test(sql)) {
+      name = `parley_${names.size + 1}`;
+      names.set(sql, name);
+    }
+    return name;
+  };
+}
+
 /** A real PostgreSQL through a connection pool: how Parley scales to several instances. */
 export function openPostgres(connectionString: string, poolSize: number): Db {
   // Parley's queries are short keyset lookups; JIT compilation (PostgreSQL's default above a cost threshold that a
@@ -15,8 +34,10 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000, types: { getTypeParser }, options: "-c jit=off" });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on("error", () => undefined);
+  const statementName = preparedStatementNames();
   const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> => {
-    const result = await client.query(sql, params ? [...params] : undefined);
+    const name = params ? statementName(sql) : undefined;
+    const result = await client.query(name ? { name, text: sql, values: [...params!] } : { text: sql, ...(params ? { values: [...params] } : {}) });
     return result.rows as Row[];
   };
   const listener = new PostgresListener({ connectionString, types: { getTypeParser } });

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { changeTags } from "../../src/domain/invalidation.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
+import { afterNotified } from "../support/invalidations.js";
 import { startFakeAnthropic, startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
 
 interface HistoryPage {
@@ -35,12 +37,12 @@ forEachDatabase(
 
     async function setup(provider: "openai" | "anthropic", agent: Record<string, unknown> = {}) {
       const server = provider === "openai" ? openai : anthropic;
-      const { apiKey } = await h().organization({
+      const { apiKey, projectId } = await h().organization({
         agent: { provider, model: "test-model", base_url: server.url, api_key: "vendor-key", system_prompt: "Serve {{name}} kindly.", ...agent },
         pricing: { message_usd: 0.01 },
       });
       const threadId = await h().thread(apiKey, { timezone: "Asia/Tokyo", json_input: '{"name":"Ada"}' });
-      return { apiKey, threadId, server };
+      return { apiKey, projectId, threadId, server };
     }
 
     function chat(apiKey: string, payload: Record<string, unknown>) {
@@ -67,6 +69,38 @@ forEachDatabase(
         const conversation = (provider === "openai" ? body.messages.slice(1) : body.messages).map((m) => m.content);
         assert.deepEqual(conversation, ["second", "Hello Ada!", "third"], "two history messages, then the user's");
         assert.equal(provider === "openai" ? sent.headers.authorization : sent.headers["x-api-key"], provider === "openai" ? "Bearer vendor-key" : "vendor-key");
+      });
+
+      test(`${provider}: a new context, time zone or configuration reaches the next prompt, however it was written`, async () => {
+        const { apiKey, projectId, threadId, server } = await setup(provider);
+        server.setBehaviour({ chunks: ["ok"] });
+        const systemOfNextChat = async () => {
+          const before = server.requests.length;
+          assert.equal((await chat(apiKey, { thread_id: threadId, message: "hi" })).status, 200);
+          const body = server.requests[before]!.json as { messages: { content: string }[]; system?: string };
+          return provider === "openai" ? body.messages[0]!.content : String(body.system);
+        };
+        assert.match(await systemOfNextChat(), /Serve Ada kindly\./);
+        const input = await h().request({
+          method: "POST",
+          url: `/threads/${threadId}/json-input`,
+          headers: { authorization: apiKey },
+          payload: { project_name: "support", json_input: '{"name":"Grace"}' },
+        });
+        assert.equal(input.status, 200);
+        assert.match(await systemOfNextChat(), /Serve Grace kindly\./, "json_input on this instance");
+        const db = h().database.db;
+        await afterNotified(db, changeTags.thread(threadId), () =>
+          db.query(`UPDATE threads SET context = '{"name":"Lin"}', timezone = 'Europe/Paris' WHERE id = $1`, [threadId]),
+        );
+        const system = await systemOfNextChat();
+        assert.match(system, /Serve Lin kindly\./, "a write behind the instance's back");
+        assert.match(system, /Europe\/Paris/);
+        const published = await h().admin("PUT", `/admin/projects/${projectId}/config`, {
+          config: { agent: { provider, model: "test-model", base_url: server.url, api_key: "vendor-key", system_prompt: "Greet {{name}}." } },
+        });
+        assert.equal(published.status, 201);
+        assert.match(await systemOfNextChat(), /^Greet Lin\./, "a new configuration version");
       });
 
       test(`${provider}: an upstream failure is a 502 and the user's message stays in the history`, async () => {

@@ -190,4 +190,4 @@ function declareSuite(title: string, overrides: Record<string, string>): void {
 }
 
 declareSuite("cached history pages and credentials", {});
-declareSuite("history pages and credentials with the caches off", { HISTORY_CACHE_MB: "0", CREDENTIAL_CACHE_KEYS: "0" });
+declareSuite("history pages and credentials with the caches off", { HISTORY_CACHE_MB: "0", CREDENTIAL_CACHE_KEYS: "0", CHAT_SETUP_CACHE_MB: "0" });

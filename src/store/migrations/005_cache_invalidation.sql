@@ -58,10 +58,12 @@ CREATE TRIGGER conversations_updated AFTER UPDATE ON conversations FOR EACH ROW
   EXECUTE FUNCTION parley_notify_changed_row();
 CREATE TRIGGER conversations_deleted AFTER DELETE ON conversations FOR EACH ROW EXECUTE FUNCTION parley_notify_changed_row();
 
--- Threads: ownership, default project and conversation state (`is_locked`); not the lease, counters or usage.
-CREATE TRIGGER threads_updated AFTER UPDATE OF organization_id, project_id, active_conversation_id, last_conversation_id ON threads FOR EACH ROW
+-- Threads: ownership, default project and conversation state (`is_locked`), and what a chat turn reads of the thread
+-- (context, time zone); not the lease, counters or usage.
+CREATE TRIGGER threads_updated AFTER UPDATE OF organization_id, project_id, active_conversation_id, last_conversation_id, context, timezone ON threads FOR EACH ROW
   WHEN (OLD.organization_id IS DISTINCT FROM NEW.organization_id OR OLD.project_id IS DISTINCT FROM NEW.project_id
-        OR OLD.active_conversation_id IS DISTINCT FROM NEW.active_conversation_id OR OLD.last_conversation_id IS DISTINCT FROM NEW.last_conversation_id)
+        OR OLD.active_conversation_id IS DISTINCT FROM NEW.active_conversation_id OR OLD.last_conversation_id IS DISTINCT FROM NEW.last_conversation_id
+        OR OLD.context IS DISTINCT FROM NEW.context OR OLD.timezone IS DISTINCT FROM NEW.timezone)
   EXECUTE FUNCTION parley_notify_changed_row();
 CREATE TRIGGER threads_deleted AFTER DELETE ON threads FOR EACH ROW EXECUTE FUNCTION parley_notify_changed_row();
 
