@@ -8,26 +8,27 @@ import { builtinAnswer, chatQuestion } from "./context.js";
 
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
 
-/** Wraps anything with `query` and `transaction`, logging each statement and the transaction bounds. */
+/**
+ * Wraps anything with `query` and `transaction`, logging each statement and the transaction bounds. The wrapper
+ * inherits from the target rather than copying it, so that getters (a Db's `listening`) stay live.
+ */
 export function traced<T extends { query: Queryable["query"]; transaction: Db["transaction"] } | SqlTarget>(target: T, log: string[]): T {
   const wrap = <Q extends { query: (...args: never[]) => Promise<unknown> }>(runner: Q): Q =>
-    ({
-      ...runner,
+    Object.assign(Object.create(runner) as Q, {
       query: (sql: string, params?: unknown[]) => {
         log.push(normalize(sql));
         return (runner.query as (sql: string, params?: unknown[]) => Promise<unknown>)(sql, params);
       },
-    }) as Q;
+    });
   const transaction = target.transaction.bind(target) as (work: (tx: Queryable) => Promise<unknown>) => Promise<unknown>;
-  return {
-    ...wrap(target),
+  return Object.assign(wrap(target), {
     transaction: async (work: (tx: Queryable) => Promise<unknown>) => {
       log.push("BEGIN");
       const result = await transaction((tx) => work(wrap(tx)));
       log.push("COMMIT");
       return result;
     },
-  } as T;
+  });
 }
 
 /** Statements one list has more often than the other, as "+sql" (only in `left`) and "-sql" (only in `right`). */

@@ -8,10 +8,7 @@ export const cacheChannel = "parley_cache";
 
 export const changeTags = {
   thread: (id: string) => `thread:${id}`,
-  /**
-   * What a chat turn reads of a thread (context, time zone, owner). A change of the thread row (a trigger's `thread:`
-   * tag) drops it too; a new message (the events channel, and the chat routes) does not, or every turn would.
-   */
+  /** What a chat turn reads of a thread (context, time zone, owner): not dropped by new messages or conversations. */
   threadSetup: (id: string) => `thread-setup:${id}`,
   organization: (id: string) => `organization:${id}`,
   apiKey: (id: string) => `api_key:${id}`,
@@ -65,7 +62,6 @@ export class Invalidations {
     this.unlisteners.push(
       await this.db.listen(cacheChannel, (tag) => {
         this.changed(tag);
-        if (tag.startsWith("thread:")) this.changed(changeTags.threadSetup(tag.slice("thread:".length)));
         const waiters = this.waiters.get(tag);
         if (waiters) for (const wake of [...waiters]) wake();
       }),

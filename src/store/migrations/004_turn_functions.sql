@@ -4,6 +4,10 @@
 -- a database-wide lock until its commit is on disk, which serialized every turn behind one disk flush at a time
 -- (a third of the throughput). The caller announces the new events once the statement has returned.
 
+-- A turn's prompt is the latest messages of its conversation: an index that hands them over newest first, whatever
+-- the thread's size (through (thread_id, seq) the planner could filter the whole thread and sort it).
+CREATE INDEX messages_of_conversation ON messages (thread_id, conversation_id, seq);
+
 -- Takes the thread's lease (when p_lease_token is given), finds or opens the conversation, stores the user's message
 -- with its message.created event (when p_message_id is given) and returns the conversation's latest messages and
 -- the event's seq. Returns no row, having changed nothing, when another live holder has the lease.

@@ -24,6 +24,11 @@ DECLARE
 BEGIN
   IF TG_TABLE_NAME = 'threads' THEN
     old_tag := 'thread:' || OLD.id;
+    -- What a chat turn reads of the thread (domain/chat.ts) has a tag of its own, so that a new conversation keeps it.
+    IF TG_OP = 'DELETE' OR OLD.context IS DISTINCT FROM NEW.context OR OLD.timezone IS DISTINCT FROM NEW.timezone
+       OR OLD.organization_id IS DISTINCT FROM NEW.organization_id THEN
+      PERFORM pg_notify('parley_cache', 'thread-setup:' || OLD.id);
+    END IF;
   ELSIF TG_TABLE_NAME = 'conversations' THEN
     old_tag := 'thread:' || OLD.thread_id;
   ELSIF TG_TABLE_NAME = 'api_keys' THEN
