@@ -134,6 +134,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const firstStart = config.adminApiKey ? undefined : await runFirstStart(organizations, projects, settings);
 
   const server = await buildServer({
+    timeouts: config.httpTimeouts,
     logger,
     requestLogger,
     bodyLimitBytes: config.bodyLimitBytes,

@@ -27,6 +27,8 @@ export interface Config {
   credentialCacheKeys: number;
   /** Memory for what chat turns read of their thread and project, in MiB; 0 turns that cache off. */
   chatSetupCacheMb: number;
+  /** Client-side HTTP timeouts: headers received, whole request received, idle keep-alive connection. */
+  httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
   voice: {
@@ -110,6 +112,12 @@ export function loadConfig(env: Env = process.env): Config {
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
+    httpTimeouts: {
+      headersMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
+      requestMs: integer(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),
+      // Above the usual 60 s of load balancers, so that the balancer closes idle connections first.
+      keepAliveMs: integer(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 72_000, 100, 3_600_000),
+    },
     voice: {
       webCallJoinTimeoutMs: integer(env, "WEB_CALL_JOIN_TIMEOUT_MS", 30_000, 100, 600_000),
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),

@@ -28,10 +28,10 @@ export interface ServerOptions {
   routes: RouteDefinition[];
   /** Tried in order before a request is routed (not while rate limits are on: those need the route's check). */
   memoryAnswers: MemoryAnswer[];
+  /** How long a client may take to send a request's headers, and the whole request; how long an idle keep-alive connection stays open. */
+  timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
 }
 
-/** Above the usual 60 s of load balancers, so that the balancer closes idle connections first (Fastify's default). */
-const keepAliveTimeoutMs = 72_000;
 const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -105,7 +105,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // Node's server as Fastify makes it, with answers from memory tried before Fastify routes a request.
     serverFactory: (handler) => {
       // Node checks request and header timeouts on this interval (30 s by default), so a stalled client is cut promptly.
-      return createServer({ connectionsCheckingInterval: 1_000, requestTimeout: 120_000, keepAliveTimeout: keepAliveTimeoutMs }, (raw, response) => {
+      const { headersMs, requestMs, keepAliveMs } = options.timeouts;
+      const server = { connectionsCheckingInterval: 1_000, headersTimeout: Math.min(headersMs, requestMs), requestTimeout: requestMs, keepAliveTimeout: keepAliveMs };
+      return createServer(server, (raw, response) => {
         if (!answerFromMemory(raw, response)) handler(raw, response);
       });
     },

@@ -132,3 +132,23 @@ forEachDatabase("slow and malformed clients on a real socket", (h) => {
     }
   });
 });
+
+forEachDatabase(
+  "client timeouts from the settings",
+  (h) => {
+    let raw: Server;
+    let port: number;
+    before(async () => {
+      await h().server.listen({ port: 0, host: "127.0.0.1" });
+      raw = h().server.server;
+      port = (raw.address() as AddressInfo).port;
+    });
+
+    test("HTTP_*_TIMEOUT_MS set the server's bounds, and a client trickling its headers is cut off by them", async () => {
+      assert.deepEqual([raw.headersTimeout, raw.requestTimeout, raw.keepAliveTimeout], [700, 900, 800]);
+      const trickled = await rawExchange(port, "GET /healthz HTTP/1.1\r\nHost: parley\r\n", "X-Slow: yes\r\n", 5000);
+      assert.deepEqual(statusAndBody(trickled.received), { status: 408, body: '{"detail":"Request Timeout"}' });
+    });
+  },
+  { HTTP_HEADERS_TIMEOUT_MS: "700", HTTP_REQUEST_TIMEOUT_MS: "900", HTTP_KEEP_ALIVE_TIMEOUT_MS: "800" },
+);
