@@ -27,6 +27,8 @@ export interface Config {
   credentialCacheKeys: number;
   /** Memory for what chat turns read of their thread and project, in MiB; 0 turns that cache off. */
   chatSetupCacheMb: number;
+  /** Thread events older than this are deleted; 0 keeps them. */
+  eventsRetentionHours: number;
   /** Client-side HTTP timeouts: headers received, whole request received, idle keep-alive connection. */
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
+    eventsRetentionHours: integer(env, "EVENTS_RETENTION_HOURS", 168, 0, 1_000_000),
     httpTimeouts: {
       headersMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
       requestMs: integer(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),

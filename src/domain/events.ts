@@ -17,6 +17,8 @@ interface Subscriber {
 }
 
 const pageSize = 200;
+const pruneEveryMs = 10 * 60_000;
+const pruneBatch = 10_000;
 
 /**
  * The thread events stream. Events are rows with a per-thread `seq`; a NOTIFY after commit (PostgreSQL LISTEN/NOTIFY,
@@ -28,11 +30,14 @@ export class EventsService {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private unlisten: (() => Promise<void>) | undefined;
   private unwatchListener: (() => void) | undefined;
+  private pruning: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly store: EventsStore,
     private readonly log: Logger,
+    /** Events older than this are deleted (a replay reaches back no further); 0 keeps them all. */
+    private readonly retentionHours: number,
   ) {}
 
   async start(): Promise<void> {
@@ -45,9 +50,29 @@ export class EventsService {
       if (!listening) return;
       for (const set of this.subscribers.values()) for (const subscriber of set) this.pump(subscriber);
     });
+    if (this.retentionHours > 0) {
+      this.pruning = setInterval(() => void this.prune(), pruneEveryMs);
+      this.pruning.unref();
+    }
+  }
+
+  /** Deletes the events past retention, in batches; every instance may run it, as deletes of deleted rows are no-ops. */
+  async prune(): Promise<number> {
+    let deleted = 0;
+    try {
+      let batch: number;
+      do {
+        batch = await this.store.deleteOlderThan(this.retentionHours, pruneBatch);
+        deleted += batch;
+      } while (batch === pruneBatch);
+    } catch (error) {
+      this.log.warn({ err: error }, "deleting old thread events failed");
+    }
+    return deleted;
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.pruning);
     await this.unlisten?.();
     this.unwatchListener?.();
     this.subscribers.clear();

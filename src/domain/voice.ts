@@ -64,7 +64,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   // Names the instance in `calls.owner`: which process carries a live call (see CallSupervisor).
   const owner = `${hostname()}/${process.pid}/${randomUUID()}`;
   const callsStore = new CallsStore(db);
-  const events = new EventsService(db, new EventsStore(db), log);
+  const events = new EventsService(db, new EventsStore(db), log, deps.config.eventsRetentionHours);
   const jobs = new PgBossCallJobs(db, settings.schedulerPollSeconds, log);
   const lifecycle = new CallLifecycle(
     { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage },

@@ -35,6 +35,17 @@ export class EventsStore {
     );
   }
 
+  /** Deletes up to `limit` events older than `hours`; returns how many. Any thread's: retention is a server setting. */
+  async deleteOlderThan(hours: number, limit: number): Promise<number> {
+    const rows = await this.db.query(
+      `DELETE FROM thread_events WHERE ctid = ANY (ARRAY(
+         SELECT ctid FROM thread_events WHERE created_at < now() - make_interval(hours => $1) LIMIT $2))
+       RETURNING 1`,
+      [hours, limit],
+    );
+    return rows.length;
+  }
+
   async lastSeq(threadId: string): Promise<number> {
     const [row] = await this.db.query<{ last_event_seq: number }>("SELECT last_event_seq FROM threads WHERE id = $1", [threadId]);
     return row?.last_event_seq ?? 0;

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
+import pino from "pino";
+import { EventsService } from "../../src/domain/events.js";
+import { EventsStore } from "../../src/store/events-store.js";
 import { forEachVoiceDatabase, listen, TestSocket } from "./support.js";
 
 forEachVoiceDatabase("the thread events WebSocket", (h) => {
@@ -101,5 +104,21 @@ forEachVoiceDatabase("the thread events WebSocket", (h) => {
     opened.close();
     const plain = await h().request({ method: "GET", url: `/threads/${threadId}/events`, headers: { authorization: apiKey } });
     assert.deepEqual([plain.status, plain.json()], [404, { detail: "Not Found" }]);
+  });
+
+  test("events older than the retention are deleted, newer ones and the numbering stay", async () => {
+    const { apiKey } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    await chat(apiKey, threadId, "What are your opening hours?");
+    await chat(apiKey, threadId, "And on Sunday?");
+    const db = h().database.db;
+    await db.query("UPDATE thread_events SET created_at = now() - interval '200 hours' WHERE thread_id = $1 AND seq <= 2", [threadId]);
+    const events = new EventsService(db, new EventsStore(db), pino({ level: "silent" }), 168);
+    assert.ok((await events.prune()) >= 2);
+    const left = await db.query<{ seq: number }>("SELECT seq FROM thread_events WHERE thread_id = $1 ORDER BY seq", [threadId]);
+    assert.deepEqual(left.map((row) => row.seq), [3, 4]);
+    await chat(apiKey, threadId, "thanks");
+    const after = await db.query<{ seq: number }>("SELECT seq FROM thread_events WHERE thread_id = $1 ORDER BY seq", [threadId]);
+    assert.deepEqual(after.map((row) => row.seq), [3, 4, 5, 6]);
   });
 });
