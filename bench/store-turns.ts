@@ -30,7 +30,7 @@ import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { openDirect, openParleyDb, seed, type Seeded } from "./lib/seed.js";
 import { checkBaseline, traced } from "./lib/sql-trace.js";
 import { alternate } from "./lib/measure.js";
-import { closedLoop, summarize } from "./lib/stats.js";
+import { closedLoop, sleep, summarize } from "./lib/stats.js";
 
 const concurrency = 32;
 const historySize = 100_000;
@@ -84,11 +84,11 @@ async function measure(context: BenchContext, kind: DbKind) {
   const tracedChat = chatService(context, traced(db, storeTurn), ours, setups());
   // The first turn also loads the project's configuration into the service's cache; the second is the steady state.
   await tracedChat.turn(turnOf(ours.traceThread));
-  await new Promise(setImmediate);
+  await sleep(20);
   storeTurn.length = 0;
   await tracedChat.turn(turnOf(ours.traceThread));
-  // Its notifications go out on the next turn of the event loop.
-  await new Promise(setImmediate);
+  // Its notifications go out a millisecond later.
+  await sleep(20);
   const chat = chatService(context, db, ours, setups());
 
   const theirs = await seed(context, kind, concurrency);

@@ -84,8 +84,8 @@ async function notify(target: SqlRunner, notifications: [string, string][]): Pro
 
 /**
  * One turn in the steady state, where the API key, thread and project come from Parley's caches: the turn's two
- * statements (see src/store/migrations/004_turn_functions.sql) and the notification statement after each (Parley
- * batches those of concurrent turns, so it may send fewer).
+ * statements (see src/store/migrations/004_turn_functions.sql) and one notification statement for both (Parley
+ * sends those of a millisecond together: the built-in agent answers within it; under load they are fewer still).
  */
 export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {
   const lease = shape.lease ? [randomUUID(), 0, 30] : [null, null, null];
@@ -99,7 +99,6 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     41,
     ...lease,
   ]);
-  await notify(target, [["parley_thread_events", `${ids.threadId} ${String(opened?.event_seq)}`]]);
   const [closed] = await target.query("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
     ids.threadId,
     opened?.conversation_id,
@@ -110,6 +109,7 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     lease[0],
   ]);
   await notify(target, [
+    ["parley_thread_events", `${ids.threadId} ${String(opened?.event_seq)}`],
     ["parley_thread_events", `${ids.threadId} ${String(closed?.event_seq)}`],
     ...(closed?.released ? [["parley_thread_unlocked", ids.threadId] as [string, string]] : []),
   ]);

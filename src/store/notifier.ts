@@ -3,10 +3,13 @@ import type { Queryable } from "./db.js";
 /**
  * Sends NOTIFYs after the commits they announce, from a transaction of their own. A transaction that notifies holds
  * a database-wide lock until its commit is on disk, so durable writes that notified themselves committed one at a
- * time; these notifications commit without waiting for the disk, and those of one turn of the event loop go out
- * in one statement. An instance that dies between a commit and its notification leaves the receivers to their
+ * time; these notifications commit without waiting for the disk, and those of a millisecond go out in one
+ * statement (under load, one statement announces many turns). An instance that dies between a commit and its notification leaves the receivers to their
  * safety nets (see docs/architecture.md, "Notifications").
  */
+/** How long a notification may wait for others to share its statement. */
+const batchWindowMs = 1;
+
 export class Notifier {
   private pending = new Map<string, Set<string>>();
   private scheduled = false;
@@ -23,7 +26,7 @@ export class Notifier {
     payloads.add(payload);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      setTimeout(() => this.flush(), batchWindowMs);
     }
   }
 

@@ -30,22 +30,28 @@ DECLARE
   v_conversation integer;
   v_seq bigint;
   v_event bigint;
+  v_step integer := CASE WHEN p_message_id IS NULL THEN 0 ELSE 1 END;
 BEGIN
   -- No disk flush for this commit: the reply's durable commit flushes the user's message with it, and a database
   -- crash before that fails the turn, whose client is then told so.
   PERFORM set_config('synchronous_commit', 'off', true);
   PERFORM set_config('parley.announced_after_commit', 'on', true);
+  -- One update of the thread row takes the lease and numbers the user's message and its event.
   IF p_lease_token IS NULL THEN
-    SELECT t.active_conversation_id, t.last_conversation_id INTO v_active, v_last FROM threads t WHERE t.id = p_thread_id FOR UPDATE;
+    UPDATE threads t SET last_message_seq = t.last_message_seq + v_step, last_event_seq = t.last_event_seq + v_step
+     WHERE t.id = p_thread_id
+    RETURNING t.active_conversation_id, t.last_conversation_id, t.last_message_seq, t.last_event_seq INTO v_active, v_last, v_seq, v_event;
   ELSE
-    UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds)
+    UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds),
+                         last_message_seq = t.last_message_seq + v_step, last_event_seq = t.last_event_seq + v_step
      WHERE t.id = p_thread_id AND (t.lock_token IS NULL OR t.lock_until < now())
-    RETURNING t.active_conversation_id, t.last_conversation_id INTO v_active, v_last;
+    RETURNING t.active_conversation_id, t.last_conversation_id, t.last_message_seq, t.last_event_seq INTO v_active, v_last, v_seq, v_event;
     IF NOT FOUND THEN
       -- Only a held lease pays for the liveness check: a holder whose backend is gone (its instance died) loses it.
-      UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds)
+      UPDATE threads t SET lock_token = p_lease_token, lock_pid = p_lease_pid, lock_until = now() + make_interval(secs => p_lease_seconds),
+                           last_message_seq = t.last_message_seq + v_step, last_event_seq = t.last_event_seq + v_step
        WHERE t.id = p_thread_id AND (t.lock_pid IS NULL OR NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(t.lock_pid)))
-      RETURNING t.active_conversation_id, t.last_conversation_id INTO v_active, v_last;
+      RETURNING t.active_conversation_id, t.last_conversation_id, t.last_message_seq, t.last_event_seq INTO v_active, v_last, v_seq, v_event;
       IF NOT FOUND THEN
         IF NOT EXISTS (SELECT 1 FROM threads t WHERE t.id = p_thread_id) THEN
           RAISE EXCEPTION 'thread % vanished', p_thread_id;
@@ -69,9 +75,9 @@ BEGIN
     UPDATE threads t SET active_conversation_id = v_conversation, last_conversation_id = v_conversation WHERE t.id = p_thread_id;
   END IF;
 
-  IF p_message_id IS NOT NULL THEN
-    UPDATE threads t SET last_message_seq = t.last_message_seq + 1, last_event_seq = t.last_event_seq + 1 WHERE t.id = p_thread_id
-    RETURNING t.last_message_seq, t.last_event_seq INTO v_seq, v_event;
+  IF p_message_id IS NULL THEN
+    v_event := NULL;
+  ELSE
     INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
     VALUES (p_message_id, p_thread_id, v_seq, v_conversation, 'user', p_content, p_extras);
     INSERT INTO thread_events (thread_id, seq, type, payload)
