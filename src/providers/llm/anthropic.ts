@@ -1,4 +1,4 @@
-import { endpoint, HttpLlmProvider, type HttpCall, type HttpProviderOptions } from "./http-provider.js";
+import { endpoint, HttpLlmProvider, type DeltaReader, type HttpCall, type HttpProviderOptions } from "./http-provider.js";
 import { isRecord, parseEventJson, streamedError } from "./provider-errors.js";
 import type { SseEvent } from "./sse.js";
 import { ProviderError, type LlmRequest, type PromptMessage } from "./types.js";
@@ -58,6 +58,37 @@ export function toAnthropicPrompt(messages: readonly PromptMessage[]): { system:
   return { system: system.join("\n\n"), turns };
 }
 
+class AnthropicDeltaReader implements DeltaReader {
+  ended = false;
+
+  constructor(
+    private readonly provider: string,
+    private readonly secrets: readonly (string | undefined)[],
+  ) {}
+
+  deltaOf(event: SseEvent): string {
+    const payload = parseEventJson(this.provider, event.data);
+    if (!isRecord(payload)) return "";
+    const type = typeof payload["type"] === "string" ? payload["type"] : event.event;
+    if (type === "message_stop") {
+      this.ended = true;
+      return "";
+    }
+    if (type === "error") {
+      const error = payload["error"];
+      const errorType = isRecord(error) && typeof error["type"] === "string" ? error["type"] : "";
+      throw streamedError(this.provider, payload, statusByErrorType[errorType], this.secrets);
+    }
+    if (type !== "content_block_delta") return "";
+    const delta = payload["delta"];
+    return isRecord(delta) && delta["type"] === "text_delta" && typeof delta["text"] === "string" ? delta["text"] : "";
+  }
+
+  checkEndOfBody(): void {
+    throw new ProviderError(`${this.provider}: the stream ended before message_stop`, { retryable: true });
+  }
+}
+
 export class AnthropicProvider extends HttpLlmProvider {
   readonly name = "anthropic";
 
@@ -86,21 +117,7 @@ export class AnthropicProvider extends HttpLlmProvider {
     };
   }
 
-  protected async *readDeltas(events: AsyncIterable<SseEvent>): AsyncGenerator<string> {
-    for await (const event of events) {
-      const payload = parseEventJson(this.name, event.data);
-      if (!isRecord(payload)) continue;
-      const type = typeof payload["type"] === "string" ? payload["type"] : event.event;
-      if (type === "message_stop") return;
-      if (type === "error") {
-        const error = payload["error"];
-        const errorType = isRecord(error) && typeof error["type"] === "string" ? error["type"] : "";
-        throw streamedError(this.name, payload, statusByErrorType[errorType], this.secrets());
-      }
-      if (type !== "content_block_delta") continue;
-      const delta = payload["delta"];
-      if (isRecord(delta) && delta["type"] === "text_delta" && typeof delta["text"] === "string") yield delta["text"];
-    }
-    throw new ProviderError(`${this.name}: the stream ended before message_stop`, { retryable: true });
+  protected deltaReader(): DeltaReader {
+    return new AnthropicDeltaReader(this.name, this.secrets());
   }
 }

@@ -1,4 +1,4 @@
-import { endpoint, HttpLlmProvider, type HttpCall, type HttpProviderOptions } from "./http-provider.js";
+import { endpoint, HttpLlmProvider, type DeltaReader, type HttpCall, type HttpProviderOptions } from "./http-provider.js";
 import { isRecord, parseEventJson, streamedError } from "./provider-errors.js";
 import type { SseEvent } from "./sse.js";
 import { ProviderError, type LlmRequest } from "./types.js";
@@ -17,6 +17,44 @@ function firstChoice(chunk: Record<string, unknown>): Record<string, unknown> | 
   if (!Array.isArray(choices)) return undefined;
   const first: unknown = choices[0];
   return isRecord(first) ? first : undefined;
+}
+
+class OpenAiDeltaReader implements DeltaReader {
+  ended = false;
+  private finishReasonSeen = false;
+
+  constructor(
+    private readonly provider: string,
+    private readonly secrets: readonly (string | undefined)[],
+  ) {}
+
+  deltaOf(event: SseEvent): string {
+    const data = event.data.trim();
+    if (data === "[DONE]") {
+      this.ended = true;
+      return "";
+    }
+    if (data === "") return "";
+    const chunk = parseEventJson(this.provider, data);
+    if (!isRecord(chunk)) return "";
+    if (chunk["error"] !== undefined) {
+      const error = chunk["error"];
+      const code = isRecord(error) ? error["code"] : undefined;
+      const status = typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
+      throw streamedError(this.provider, chunk, status, this.secrets);
+    }
+    const choice = firstChoice(chunk);
+    if (!choice) return "";
+    if (typeof choice["finish_reason"] === "string") this.finishReasonSeen = true;
+    const delta = choice["delta"];
+    const content = isRecord(delta) ? delta["content"] : undefined;
+    return typeof content === "string" ? content : "";
+  }
+
+  checkEndOfBody(): void {
+    // Older llama.cpp builds close after the chunk carrying finish_reason without sending [DONE]; that is a complete answer.
+    if (!this.finishReasonSeen) throw new ProviderError(`${this.provider}: the stream ended before [DONE]`, { retryable: true });
+  }
 }
 
 /**
@@ -49,28 +87,7 @@ export class OpenAiProvider extends HttpLlmProvider {
     };
   }
 
-  protected async *readDeltas(events: AsyncIterable<SseEvent>): AsyncGenerator<string> {
-    let finished = false;
-    for await (const event of events) {
-      const data = event.data.trim();
-      if (data === "[DONE]") return;
-      if (data === "") continue;
-      const chunk = parseEventJson(this.name, data);
-      if (!isRecord(chunk)) continue;
-      if (chunk["error"] !== undefined) {
-        const error = chunk["error"];
-        const code = isRecord(error) ? error["code"] : undefined;
-        const status = typeof code === "number" && code >= 400 && code < 600 ? code : undefined;
-        throw streamedError(this.name, chunk, status, this.secrets());
-      }
-      const choice = firstChoice(chunk);
-      if (!choice) continue;
-      const delta = choice["delta"];
-      const content = isRecord(delta) ? delta["content"] : undefined;
-      if (typeof content === "string" && content !== "") yield content;
-      if (typeof choice["finish_reason"] === "string") finished = true;
-    }
-    // Older llama.cpp builds close after the chunk carrying finish_reason without sending [DONE]; that is a complete answer.
-    if (!finished) throw new ProviderError(`${this.name}: the stream ended before [DONE]`, { retryable: true });
+  protected deltaReader(): DeltaReader {
+    return new OpenAiDeltaReader(this.name, this.secrets());
   }
 }

@@ -53,23 +53,18 @@ export function describeErrorPayload(payload: unknown): string | undefined {
   return text(payload["message"]) ?? text(payload["detail"]);
 }
 
-async function readPrefix(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
+async function readPrefix(body: AsyncIterable<Uint8Array>): Promise<string> {
   const decoder = new TextDecoder();
-  let body = "";
+  let text = "";
   try {
-    while (body.length < MAX_ERROR_BODY_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      body += decoder.decode(value, { stream: true });
+    for await (const chunk of body) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.length >= MAX_ERROR_BODY_BYTES) break;
     }
   } catch {
     // The body is only decoration for the status; a broken one still leaves a useful error.
-  } finally {
-    reader.cancel().catch(() => undefined);
   }
-  return body;
+  return text;
 }
 
 function summarizeBody(body: string): string | undefined {
@@ -84,17 +79,18 @@ function summarizeBody(body: string): string | undefined {
   return oneLine.length > MAX_SUMMARY_CHARS ? `${oneLine.slice(0, MAX_SUMMARY_CHARS)}…` : oneLine;
 }
 
-/** A ProviderError for a non-2xx answer, its body summarized (and redacted) into the message. */
+/** A ProviderError for a non-2xx answer, the start of its body summarized (and redacted) into the message. */
 export async function httpStatusError(
   provider: string,
-  response: Response,
+  status: number,
+  body: AsyncIterable<Uint8Array>,
   secrets: readonly (string | undefined)[],
 ): Promise<ProviderError> {
-  const summary = summarizeBody(await readPrefix(response));
+  const summary = summarizeBody(await readPrefix(body));
   const detail = summary === undefined ? "" : `: ${redact(summary, secrets)}`;
-  return new ProviderError(`${provider} returned HTTP ${response.status}${detail}`, {
-    status: response.status,
-    retryable: isRetryableStatus(response.status),
+  return new ProviderError(`${provider} returned HTTP ${status}${detail}`, {
+    status,
+    retryable: isRetryableStatus(status),
   });
 }
 

@@ -4,76 +4,81 @@ export interface SseEvent {
   data: string;
 }
 
-/** The bytes of a fetch response body; read with a reader because the DOM typings do not declare it async-iterable. */
-export async function* bodyChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
-}
+const LF = "\n";
+const CR = "\r";
+const LF_CODE = 10;
+const COLON_CODE = 58;
+const SPACE_CODE = 32;
 
 /**
- * Parses a `text/event-stream` body by the WHATWG rules that matter for model servers: LF, CRLF or lone CR line
- * endings, comment lines (`: keep-alive`), multi-line data, and events, lines or UTF-8 characters split across reads.
- * A last event that the server did not close with a blank line is still delivered, because some servers (older
- * llama.cpp builds) close the connection right after `data: [DONE]`.
+ * Parses a `text/event-stream` body chunk by chunk, synchronously, by the WHATWG rules that matter for model servers:
+ * LF, CRLF or lone CR line endings, comment lines (`: keep-alive`), multi-line data, and events, lines or UTF-8
+ * characters split across chunks. A last event that the server did not close with a blank line is still delivered by
+ * `end()`, because some servers (older llama.cpp builds) close the connection right after `data: [DONE]`.
  */
-export async function* parseSse(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let eventName = "";
-  let data: string[] = [];
+export class SseParser {
+  private readonly decoder = new TextDecoder();
+  /** Text of a line whose end has not arrived yet. */
+  private pending = "";
+  private eventName = "";
+  /** The event's data lines so far; undefined until its first `data:` field. */
+  private data: string | undefined;
+  /** The last chunk ended in a CR, so an LF opening the next one completes that CRLF rather than an empty line. */
+  private afterCr = false;
 
-  function take(line: string): SseEvent | undefined {
-    if (line === "") {
-      const event = data.length > 0 ? { event: eventName || "message", data: data.join("\n") } : undefined;
-      eventName = "";
-      data = [];
-      return event;
+  /** The events the chunk completes. */
+  push(chunk: Uint8Array): SseEvent[] {
+    const events: SseEvent[] = [];
+    this.takeLines(this.decoder.decode(chunk, { stream: true }), events);
+    return events;
+  }
+
+  /** The events still held once the body has ended. */
+  end(): SseEvent[] {
+    const events: SseEvent[] = [];
+    this.takeLines(this.decoder.decode(), events);
+    if (this.pending !== "") this.takeLine(this.pending, events);
+    this.pending = "";
+    this.takeLine("", events);
+    return events;
+  }
+
+  private takeLines(text: string, events: SseEvent[]): void {
+    let buffer = this.pending === "" ? text : this.pending + text;
+    if (this.afterCr && buffer.charCodeAt(0) === LF_CODE) buffer = buffer.slice(1);
+    if (buffer !== "") this.afterCr = false;
+    let start = 0;
+    // Each position is searched again only once passed, which keeps a chunk holding many events linear.
+    let lf = buffer.indexOf(LF);
+    let cr = buffer.indexOf(CR);
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = buffer.indexOf(LF, start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf(CR, start);
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (end === -1) break;
+      this.takeLine(buffer.slice(start, end), events);
+      start = end + 1;
+      if (end === cr) {
+        if (buffer.charCodeAt(start) === LF_CODE) start++;
+        // The LF of this CRLF may still be in flight.
+        else if (start === buffer.length) this.afterCr = true;
+      }
     }
-    if (line.startsWith(":")) return undefined;
+    this.pending = start === 0 ? buffer : buffer.slice(start);
+  }
+
+  private takeLine(line: string, events: SseEvent[]): void {
+    if (line === "") {
+      if (this.data !== undefined) events.push({ event: this.eventName || "message", data: this.data });
+      this.eventName = "";
+      this.data = undefined;
+      return;
+    }
+    if (line.charCodeAt(0) === COLON_CODE) return;
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    const rawValue = colon === -1 ? "" : line.slice(colon + 1);
-    const value = rawValue.startsWith(" ") ? rawValue.slice(1) : rawValue;
-    if (field === "data") data.push(value);
-    else if (field === "event") eventName = value;
-    return undefined;
+    const value = colon === -1 ? "" : line.slice(line.charCodeAt(colon + 1) === SPACE_CODE ? colon + 2 : colon + 1);
+    if (field === "data") this.data = this.data === undefined ? value : `${this.data}\n${value}`;
+    else if (field === "event") this.eventName = value;
   }
-
-  function* completeLines(final: boolean): Generator<string> {
-    let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const char = buffer[i];
-      if (char !== "\n" && char !== "\r") continue;
-      // A CR at the end of what has arrived may be the first half of a CRLF still in flight.
-      if (char === "\r" && i === buffer.length - 1 && !final) break;
-      yield buffer.slice(start, i);
-      if (char === "\r" && buffer[i + 1] === "\n") i++;
-      start = i + 1;
-    }
-    buffer = buffer.slice(start);
-  }
-
-  for await (const chunk of chunks) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (const line of completeLines(false)) {
-      const event = take(line);
-      if (event) yield event;
-    }
-  }
-  buffer += decoder.decode();
-  for (const line of completeLines(true)) {
-    const event = take(line);
-    if (event) yield event;
-  }
-  if (buffer !== "") take(buffer);
-  const last = take("");
-  if (last) yield last;
 }

@@ -3,9 +3,9 @@ import { after, before, describe, it } from "node:test";
 import { AnthropicProvider, toAnthropicPrompt, type AnthropicSettings } from "../../../src/providers/llm/anthropic.js";
 import type { LlmRequest } from "../../../src/providers/llm/types.js";
 import { startFakeAnthropic, type FakeLlmServer } from "../../support/fake-llm-servers.js";
-import { collect, failureOf, rawFetch } from "./helpers.js";
+import { collect, failureOf, startRawServer, type RawServer } from "./helpers.js";
 
-const settings: AnthropicSettings = { baseUrl: "https://api.anthropic.test/v1/", model: "claude-test", temperature: 1.7, maxTokens: 99, apiKey: "ak-secret" };
+const settings: Omit<AnthropicSettings, "baseUrl"> = { model: "claude-test", temperature: 1.7, maxTokens: 99, apiKey: "ak-secret" };
 const request: LlmRequest = { task: "reply", messages: [{ role: "user", content: "Hi" }] };
 const options = { timeoutMs: 1_000, retryDelayMs: 1 };
 
@@ -66,10 +66,18 @@ describe("toAnthropicPrompt", () => {
 
 describe("the anthropic adapter", () => {
   let server: FakeLlmServer;
+  const rawServers: RawServer[] = [];
   before(async () => {
     server = await startFakeAnthropic();
   });
-  after(() => server.close());
+  after(() => Promise.all([server.close(), ...rawServers.map((raw) => raw.close())]));
+
+  /** An adapter whose base URL ends in /v1/, pointed at a server answering every call with `body`. */
+  async function provider(body: string) {
+    const raw = await startRawServer(body);
+    rawServers.push(raw);
+    return { calls: raw.calls, provider: new AnthropicProvider({ ...settings, baseUrl: `${raw.url}/v1/` }, options) };
+  }
 
   it("sends the key and API version headers to {base_url}/v1/messages", async () => {
     const earlier = server.requests.length;
@@ -82,9 +90,9 @@ describe("the anthropic adapter", () => {
   });
 
   it("tolerates a base URL that already ends in /v1 and caps temperature at Anthropic's maximum of 1", async () => {
-    const { fetchImpl, calls } = rawFetch(event("message_stop", {}));
-    await collect(new AnthropicProvider(settings, { ...options, fetchImpl }).stream(request));
-    assert.equal(calls[0]?.url, "https://api.anthropic.test/v1/messages");
+    const { calls, provider: anthropic } = await provider(event("message_stop", {}));
+    await collect(anthropic.stream(request));
+    assert.equal(calls[0]?.path, "/v1/messages");
     assert.deepEqual(calls[0]?.body, { model: "claude-test", max_tokens: 99, temperature: 1, messages: [{ role: "user", content: "Hi" }], stream: true });
   });
 
@@ -99,14 +107,13 @@ describe("the anthropic adapter", () => {
       event("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } }, false),
       event("message_stop", {}, false),
     ].join("");
-    const { fetchImpl } = rawFetch(body);
-    assert.deepEqual(await collect(new AnthropicProvider(settings, { ...options, fetchImpl }).stream(request)), ["Bon", "jour"]);
+    assert.deepEqual(await collect((await provider(body)).provider.stream(request)), ["Bon", "jour"]);
   });
 
   it("classifies an error event by Anthropic's error type", async () => {
     const body = `${event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Hi" } })}${event("error", { error: { type: "overloaded_error", message: "Overloaded" } })}`;
-    const { fetchImpl, calls } = rawFetch(body);
-    const error = await failureOf(new AnthropicProvider(settings, { ...options, fetchImpl }).stream(request));
+    const { calls, provider: anthropic } = await provider(body);
+    const error = await failureOf(anthropic.stream(request));
     assert.equal(error.options.status, 529);
     assert.equal(error.options.retryable, true);
     assert.match(error.message, /overloaded_error: Overloaded/);
@@ -114,8 +121,8 @@ describe("the anthropic adapter", () => {
   });
 
   it("does not retry an invalid request reported as an error event", async () => {
-    const { fetchImpl, calls } = rawFetch(event("error", { error: { type: "invalid_request_error", message: "bad" } }));
-    const error = await failureOf(new AnthropicProvider(settings, { ...options, fetchImpl }).stream(request));
+    const { calls, provider: anthropic } = await provider(event("error", { error: { type: "invalid_request_error", message: "bad" } }));
+    const error = await failureOf(anthropic.stream(request));
     assert.equal(error.options.status, 400);
     assert.equal(calls.length, 1);
   });
