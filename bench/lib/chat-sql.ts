@@ -1,6 +1,5 @@
 /**
- * The baseline of the chat benchmarks: the statements Parley issues for one chat turn, in the same transactions,
- * issued directly with `pg` (or PGlite's own API) and nothing else. The texts are copies of those in src/store;
+ * The baseline of the chat benchmarks: the statements Parley issues for one chat turn, issued directly with `pg` (or PGlite's own API) and nothing else. The texts are copies of those in src/store;
  * `sql-trace.ts` checks at every run that they still match what Parley really sends.
  */
 import { randomUUID } from "node:crypto";
@@ -12,7 +11,6 @@ export interface SqlRunner {
 }
 
 export interface SqlTarget extends SqlRunner {
-  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -47,20 +45,6 @@ export function directPostgres(url: string, poolSize: number): SqlTarget {
   pool.on("error", () => undefined);
   return {
     query: async (sql, params) => (await pool.query(prepared(sql, params))).rows as Record<string, unknown>[],
-    async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await work({ query: async (sql, params) => (await client.query(prepared(sql, params))).rows as Record<string, unknown>[] });
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK");
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
     close: () => pool.end(),
   };
 }
@@ -68,7 +52,6 @@ export function directPostgres(url: string, poolSize: number): SqlTarget {
 export function directPglite(database: PGlite): SqlTarget {
   return {
     query: async (sql, params) => (await database.query<Record<string, unknown>>(sql, params)).rows,
-    transaction: (work) => database.transaction((tx) => work({ query: async (sql, params) => (await tx.query<Record<string, unknown>>(sql, params)).rows })),
     close: () => database.close(),
   };
 }

@@ -9,22 +9,24 @@ import { builtinAnswer, chatQuestion } from "./context.js";
 const normalize = (sql: string) => sql.replace(/\s+/g, " ").trim();
 
 /**
- * Wraps anything with `query` and `transaction`, logging each statement and the transaction bounds. The wrapper
- * inherits from the target rather than copying it, so that getters (a Db's `listening`) stay live.
+ * Wraps anything with `query`, logging each statement. The wrapper inherits from the target rather than copying it,
+ * so that getters (a Db's `listening`) stay live.
  */
-export function traced<T extends { query: Queryable["query"]; transaction: Db["transaction"] } | SqlTarget>(target: T, log: string[]): T {
-  const wrap = <Q extends { query: (...args: never[]) => Promise<unknown> }>(runner: Q): Q =>
-    Object.assign(Object.create(runner) as Q, {
-      query: (sql: string, params?: unknown[]) => {
-        log.push(normalize(sql));
-        return (runner.query as (sql: string, params?: unknown[]) => Promise<unknown>)(sql, params);
-      },
-    });
-  const transaction = target.transaction.bind(target) as (work: (tx: Queryable) => Promise<unknown>) => Promise<unknown>;
-  return Object.assign(wrap(target), {
-    transaction: async (work: (tx: Queryable) => Promise<unknown>) => {
+function recording<Q extends { query: (...args: never[]) => Promise<unknown> }>(runner: Q, log: string[]): Q {
+  return Object.assign(Object.create(runner) as Q, {
+    query: (sql: string, params?: unknown[]) => {
+      log.push(normalize(sql));
+      return (runner.query as (sql: string, params?: unknown[]) => Promise<unknown>)(sql, params);
+    },
+  });
+}
+
+/** A Db that logs each statement and the bounds of its transactions. */
+export function traced(db: Db, log: string[]): Db {
+  return Object.assign(recording(db, log), {
+    transaction: async <T>(work: (tx: Queryable) => Promise<T>): Promise<T> => {
       log.push("BEGIN");
-      const result = await transaction((tx) => work(wrap(tx)));
+      const result = await db.transaction((tx) => work(recording(tx, log)));
       log.push("COMMIT");
       return result;
     },
@@ -42,6 +44,6 @@ export function statementDiff(left: string[], right: string[]): string[] {
 /** Runs one `directTurn` on `ids` and returns how its statements differ from `reference` (empty: faithful). */
 export async function checkBaseline(reference: string[], target: SqlTarget, ids: TurnIds, shape: TurnShape): Promise<string[]> {
   const log: string[] = [];
-  await directTurn(traced(target, log), ids, shape, chatQuestion, builtinAnswer);
+  await directTurn(recording(target, log), ids, shape, chatQuestion, builtinAnswer);
   return statementDiff(reference, log);
 }
