@@ -1,7 +1,7 @@
 import { ProviderError } from "./types.js";
 
 /** Statuses worth one more try: timeouts, conflicts, rate limits and server-side failures (Anthropic's 529 included). */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
@@ -40,7 +40,7 @@ function text(value: unknown): string | undefined {
  * The human part of a vendor error payload, whichever server sent it: OpenAI and Anthropic nest
  * `{ error: { type, message } }`, Ollama sends `{ error: "…" }`, vLLM and others a top-level `message` or `detail`.
  */
-export function describeErrorPayload(payload: unknown): string | undefined {
+function describeErrorPayload(payload: unknown): string | undefined {
   if (!isRecord(payload)) return undefined;
   const error = payload["error"];
   if (text(error)) return text(error);
