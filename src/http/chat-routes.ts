@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import type { ChatService, TurnResult } from "../domain/chat.js";
-import { assertThreadAccess } from "../domain/credentials.js";
-import { NotImplementedError } from "../domain/errors.js";
-import { changeTags, type Invalidations } from "../domain/invalidation.js";
+import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
+import { assertThreadAccess } from "../domain/access/credentials.js";
+import { NotImplementedError } from "../domain/shared/errors.js";
+import { changeTags, type Invalidations } from "../domain/cache/invalidation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { withErrors } from "./schemas.js";

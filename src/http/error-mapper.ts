@@ -1,4 +1,4 @@
-import { DomainError, RateLimitedError, RequestValidationError } from "../domain/errors.js";
+import { DomainError, RateLimitedError, RequestValidationError } from "../domain/shared/errors.js";
 import { isConnectionFailure } from "../store/db.js";
 
 export interface MappedError {

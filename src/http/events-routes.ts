@@ -2,13 +2,13 @@ import fastifyWebsocket from "@fastify/websocket";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import type { CallService } from "../domain/calls.js";
-import { assertThreadAccess, type Authenticator } from "../domain/credentials.js";
-import { NotFoundError, RequestValidationError } from "../domain/errors.js";
-import type { EventsService } from "../domain/events.js";
-import type { ThreadService } from "../domain/threads.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import { assertThreadAccess, type Authenticator } from "../domain/access/credentials.js";
+import { NotFoundError, RequestValidationError } from "../domain/shared/errors.js";
+import type { EventsService } from "../domain/events/events-service.js";
+import type { ThreadService } from "../domain/threads/thread-service.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
-import type { ValidationIssue } from "./validation/issues.js";
+import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { validatePart } from "./validation/validator.js";
 
 export interface SocketRoutesOptions {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import type { Authenticator } from "../domain/credentials.js";
-import { latestPageQuery, type HistoryService } from "../domain/history.js";
+import type { Authenticator } from "../domain/access/credentials.js";
+import { latestPageQuery, type HistoryService } from "../domain/history/history-service.js";
 import { defineRoute, type MemoryAnswer, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import type { CallService } from "../domain/calls.js";
-import { DomainError, ForbiddenError, NotFoundError } from "../domain/errors.js";
-import { parseRangeHeader, type RecordingStorage, type RecordingUrlSigner } from "../domain/recordings.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import { DomainError, ForbiddenError, NotFoundError } from "../domain/shared/errors.js";
+import { parseRangeHeader, type RecordingStorage, type RecordingUrlSigner } from "../domain/calls/recordings.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";
 

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Caller } from "../domain/credentials.js";
+import type { Caller } from "../domain/access/credentials.js";
 
 /**
  * Who may call a route: nobody needs credentials (`public`), the operator (`admin`), an organization's API key

@@ -6,14 +6,14 @@ import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Authenticator, Caller } from "../domain/credentials.js";
-import type { RateLimits } from "../domain/rate-limits.js";
-import { BadRequestError, RequestValidationError } from "../domain/errors.js";
+import type { Authenticator, Caller } from "../domain/access/credentials.js";
+import type { RateLimits } from "../domain/access/rate-limits.js";
+import { BadRequestError, RequestValidationError } from "../domain/shared/errors.js";
 import { mapError } from "./error-mapper.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
 import type { MemoryAnswer, RouteDefinition } from "./route.js";
-import type { ValidationIssue } from "./validation/issues.js";
+import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
 import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
 

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { ServiceUnavailableError } from "../domain/errors.js";
+import { ServiceUnavailableError } from "../domain/shared/errors.js";
 import type { Db } from "../store/db.js";
 import type { HttpMetrics } from "./metrics.js";
 import { defineRoute, type RouteDefinition } from "./route.js";

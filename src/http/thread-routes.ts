@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { assertThreadAccess } from "../domain/credentials.js";
-import type { ThreadService } from "../domain/threads.js";
+import { assertThreadAccess } from "../domain/access/credentials.js";
+import type { ThreadService } from "../domain/threads/thread-service.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import type { CallService } from "../domain/calls.js";
-import { assertThreadAccess } from "../domain/credentials.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import { assertThreadAccess } from "../domain/access/credentials.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 import { isPlainObject } from "./validation/plain-object.js";

@@ -1,6 +1,6 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import type { CallJobHandlers, CallJobs } from "../domain/scheduling.js";
+import type { CallJobHandlers, CallJobs } from "../domain/calls/scheduling.js";
 import type { Db, Queryable } from "./db.js";
 
 const startQueue = "parley_call_start";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { before, test } from "node:test";
 import type { InjectOptions } from "fastify";
-import { uuidv7 } from "../../src/domain/ids.js";
+import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 import { accountId, assertDocumented, buildWorld, endpoint, send, snapshot, type World } from "./support.js";
 

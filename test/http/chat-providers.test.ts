@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { changeTags } from "../../src/domain/invalidation.js";
+import { changeTags } from "../../src/domain/cache/invalidation.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 import { afterNotified } from "../support/invalidations.js";
 import { startFakeAnthropic, startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";

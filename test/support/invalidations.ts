@@ -1,4 +1,4 @@
-import { cacheChannel } from "../../src/domain/invalidation.js";
+import { cacheChannel } from "../../src/domain/cache/invalidation.js";
 import type { Db, ListenerStateHandler } from "../../src/store/db.js";
 
 /**

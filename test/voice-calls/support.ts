@@ -1,10 +1,10 @@
-import type { CallSummaryView } from "../../src/domain/call-views.js";
+import type { CallSummaryView } from "../../src/domain/calls/call-views.js";
 import { after, before, describe } from "node:test";
 import type { InjectOptions } from "fastify";
 import pino from "pino";
 import WebSocket from "ws";
 import { createApp, type App } from "../../src/app.js";
-import type { VoiceSettings } from "../../src/domain/voice-settings.js";
+import type { VoiceSettings } from "../../src/domain/calls/voice-settings.js";
 import type { Db } from "../../src/store/db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { openedDatabases, type TestDatabase } from "../support/databases.js";

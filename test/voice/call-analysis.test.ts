@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type AnalysisField, analyzeCall, type TranscriptLine } from "../../src/domain/call-analysis.js";
+import { type AnalysisField, analyzeCall, type TranscriptLine } from "../../src/domain/calls/call-analysis.js";
 import { BuiltinProvider } from "../../src/providers/llm/builtin.js";
 import { type LlmProvider, type LlmRequest, ProviderError } from "../../src/providers/llm/types.js";
 

@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { BadRequestError } from "../../src/domain/errors.js";
-import { parseRangeHeader, recordingKey, RecordingUrlSigner } from "../../src/domain/recordings.js";
+import { BadRequestError } from "../../src/domain/shared/errors.js";
+import { parseRangeHeader, recordingKey, RecordingUrlSigner } from "../../src/domain/calls/recordings.js";
 import { FileRecordingStorage } from "../../src/store/recording-files.js";
 
 async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {

@@ -1,5 +1,5 @@
-import type { DisconnectionReason } from "../../domain/call-states.js";
-import type { ProjectConfig } from "../../domain/project-config.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { ProjectConfig } from "../../domain/projects/project-config.js";
 
 /**
  * The one interface every voice provider implements. A provider places and carries calls; it reports what happens

@@ -1,6 +1,6 @@
-import type { RateLimiter } from "../store/rate-limiters.js";
+import type { RateLimiter } from "../../store/rate-limiters.js";
 import type { Caller } from "./credentials.js";
-import { RateLimitedError } from "./errors.js";
+import { RateLimitedError } from "../shared/errors.js";
 
 export interface RateLimitSettings {
   /** Requests per minute per API key (or per thread token); 0 = unlimited. */

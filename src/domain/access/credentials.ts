@@ -1,9 +1,9 @@
-import type { OrganizationsStore } from "../store/organizations-store.js";
-import type { SettingsStore } from "../store/organizations-store.js";
-import { ForbiddenError, NotFoundError, UnauthorizedError } from "./errors.js";
-import { changeTags } from "./invalidation.js";
+import type { OrganizationsStore } from "../../store/organizations-store.js";
+import type { SettingsStore } from "../../store/organizations-store.js";
+import { ForbiddenError, NotFoundError, UnauthorizedError } from "../shared/errors.js";
+import { changeTags } from "../cache/invalidation.js";
 import { hashCredential, sameSecret } from "./secrets.js";
-import type { TaggedCache } from "./tagged-cache.js";
+import type { TaggedCache } from "../cache/tagged-cache.js";
 import { looksLikeJwt, type ThreadTokens } from "./thread-tokens.js";
 
 export type Caller =

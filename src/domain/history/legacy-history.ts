@@ -1,7 +1,7 @@
-import type { MessagesStore } from "../store/messages-store.js";
-import type { Caller } from "./credentials.js";
-import { assertThreadAccess } from "./credentials.js";
-import type { ThreadService } from "./threads.js";
+import type { MessagesStore } from "../../store/messages-store.js";
+import type { Caller } from "../access/credentials.js";
+import { assertThreadAccess } from "../access/credentials.js";
+import type { ThreadService } from "../threads/thread-service.js";
 
 export interface LegacyMessage {
   message_id: string;

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
-import { renderRecording, type TranscriptEntry } from "../providers/voice/recording.js";
-import type { SpeechSynthesizer } from "../providers/voice/speech.js";
-import type { CallRecord, CallsStore } from "../store/calls-store.js";
+import { renderRecording, type TranscriptEntry } from "../../providers/voice/recording.js";
+import type { SpeechSynthesizer } from "../../providers/voice/speech.js";
+import type { CallRecord, CallsStore } from "../../store/calls-store.js";
 import { analyzeCall, type CallAnalysis } from "./call-analysis.js";
-import type { LlmFactory } from "./chat.js";
-import type { ProjectService, ResolvedProject } from "./projects.js";
+import type { LlmFactory } from "../chat/chat-service.js";
+import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import { recordingKey, type RecordingStorage } from "./recordings.js";
 
 /**

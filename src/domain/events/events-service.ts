@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Db, Queryable } from "../store/db.js";
-import { threadEventsChannel, type EventsStore, type ThreadEventRecord } from "../store/events-store.js";
+import type { Db, Queryable } from "../../store/db.js";
+import { threadEventsChannel, type EventsStore, type ThreadEventRecord } from "../../store/events-store.js";
 
 export type EventType = "web_call.ready" | "call.updated" | "message.created";
 

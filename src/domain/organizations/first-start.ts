@@ -1,9 +1,9 @@
-import type { SettingsStore } from "../store/organizations-store.js";
-import { ADMIN_KEY_HASH_SETTING } from "./credentials.js";
-import type { OrganizationService } from "./organizations.js";
-import type { ProjectConfigInput } from "./project-config.js";
-import type { ProjectService } from "./projects.js";
-import { hashCredential, newCredential } from "./secrets.js";
+import type { SettingsStore } from "../../store/organizations-store.js";
+import { ADMIN_KEY_HASH_SETTING } from "../access/credentials.js";
+import type { OrganizationService } from "./organization-service.js";
+import type { ProjectConfigInput } from "../projects/project-config.js";
+import type { ProjectService } from "../projects/project-service.js";
+import { hashCredential, newCredential } from "../access/secrets.js";
 
 export interface FirstStartKeys {
   organizationId: string;

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../http/validation/issues.js";
+import type { ValidationIssue } from "./validation-issue.js";
 
 /** Typed domain errors; the HTTP edge maps each to its documented status and body in one place. */
 export class DomainError extends Error {

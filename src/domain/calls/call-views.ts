@@ -1,5 +1,5 @@
-import type { CallRecord, CallUtterance } from "../store/calls-store.js";
-import { cursorObject, invalidCursor } from "./cursors.js";
+import type { CallRecord, CallUtterance } from "../../store/calls-store.js";
+import { cursorObject, invalidCursor } from "../shared/cursors.js";
 
 /** What the interface shows of calls, built from the stored record. */
 export interface CallSummaryView {

@@ -1,22 +1,22 @@
 import type { Logger } from "pino";
-import type { ValidationIssue } from "../http/validation/issues.js";
-import { VoiceAgentSession } from "../providers/voice/voice-agent-session.js";
-import type { ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../providers/voice/types.js";
-import type { CallFilters, CallRecord, CallsStore } from "../store/calls-store.js";
-import type { Db } from "../store/db.js";
-import type { ThreadLocks } from "../store/thread-locks.js";
+import type { ValidationIssue } from "../shared/validation-issue.js";
+import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
+import type { ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
+import type { CallFilters, CallRecord, CallsStore } from "../../store/calls-store.js";
+import type { Db } from "../../store/db.js";
+import type { ThreadLocks } from "../../store/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { callerLineFor, normalizeCallee } from "./call-numbers.js";
 import type { CallResults } from "./call-results.js";
 import { callDetail, callSummary, decodeListCursor, encodeListCursor, phoneCallView, type CallDetailView, type CallSummaryView, type PhoneCallView } from "./call-views.js";
-import type { LlmFactory } from "./chat.js";
-import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, UpstreamError, valueError } from "./errors.js";
-import { uuidv7 } from "./ids.js";
-import { buildPrompt } from "./prompt.js";
-import type { ProjectService, ResolvedProject } from "./projects.js";
+import type { LlmFactory } from "../chat/chat-service.js";
+import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, UpstreamError, valueError } from "../shared/errors.js";
+import { uuidv7 } from "../shared/ids.js";
+import { buildPrompt } from "../chat/prompt.js";
+import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
-import { hashCredential, sameSecret } from "./secrets.js";
-import type { ThreadService } from "./threads.js";
+import { hashCredential, sameSecret } from "../access/secrets.js";
+import type { ThreadService } from "../threads/thread-service.js";
 
 export interface PhoneCallInput {
   callee: string;

@@ -1,9 +1,9 @@
-import type { Db } from "../store/db.js";
-import type { OrganizationsStore } from "../store/organizations-store.js";
-import { NotFoundError } from "./errors.js";
-import { changeTags, type Invalidations } from "./invalidation.js";
-import { uuidv7 } from "./ids.js";
-import { hashCredential, newCredential, redact } from "./secrets.js";
+import type { Db } from "../../store/db.js";
+import type { OrganizationsStore } from "../../store/organizations-store.js";
+import { NotFoundError } from "../shared/errors.js";
+import { changeTags, type Invalidations } from "../cache/invalidation.js";
+import { uuidv7 } from "../shared/ids.js";
+import { hashCredential, newCredential, redact } from "../access/secrets.js";
 
 export class OrganizationService {
   constructor(

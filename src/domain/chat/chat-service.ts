@@ -1,17 +1,17 @@
-import type { AgentTask, LlmProvider } from "../providers/llm/types.js";
-import type { ConversationsStore } from "../store/messages-store.js";
-import type { ThreadRecord } from "../store/threads-store.js";
-import type { ThreadLocks } from "../store/thread-locks.js";
-import type { TurnsStore } from "../store/turns-store.js";
-import { BadRequestError, NotFoundError } from "./errors.js";
+import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
+import type { ConversationsStore } from "../../store/messages-store.js";
+import type { ThreadRecord } from "../../store/threads-store.js";
+import type { ThreadLocks } from "../../store/thread-locks.js";
+import type { TurnsStore } from "../../store/turns-store.js";
+import { BadRequestError, NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";
-import { uuidv7 } from "./ids.js";
-import type { ProjectConfig } from "./project-config.js";
-import type { ProjectService, ResolvedProject } from "./projects.js";
-import { changeTags } from "./invalidation.js";
+import { uuidv7 } from "../shared/ids.js";
+import type { ProjectConfig } from "../projects/project-config.js";
+import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
+import { changeTags } from "../cache/invalidation.js";
 import { buildPrompt } from "./prompt.js";
-import type { TaggedCache } from "./tagged-cache.js";
-import type { ThreadService } from "./threads.js";
+import type { TaggedCache } from "../cache/tagged-cache.js";
+import type { ThreadService } from "../threads/thread-service.js";
 
 export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined) => LlmProvider;
 

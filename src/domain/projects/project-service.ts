@@ -1,10 +1,10 @@
-import type { Db } from "../store/db.js";
-import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../store/projects-store.js";
-import { ConflictError, NotFoundError, valueError } from "./errors.js";
-import { uuidv7 } from "./ids.js";
-import { checkJsonSchema } from "./json-schema.js";
+import type { Db } from "../../store/db.js";
+import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../../store/projects-store.js";
+import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
+import { uuidv7 } from "../shared/ids.js";
+import { checkJsonSchema } from "../shared/json-schema.js";
 import { splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
-import type { SecretBox } from "./secrets.js";
+import type { SecretBox } from "../access/secrets.js";
 
 export interface ResolvedProject {
   project: ProjectRecord;

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import { valueError } from "./errors.js";
-import type { ProjectConfig } from "./project-config.js";
+import { valueError } from "../shared/errors.js";
+import type { ProjectConfig } from "../projects/project-config.js";
 
 /**
  * The callee in E.164. E.164 or any international format is accepted ("+1 (415) 555-2671", "0044 20 7946 0958"),

@@ -1,17 +1,17 @@
 import type { Logger } from "pino";
-import type { CallEventSink, TranscriptItem } from "../providers/voice/types.js";
-import type { CallRecord, CallsStore } from "../store/calls-store.js";
-import type { Db, Queryable } from "../store/db.js";
-import type { ConversationsStore, UsageStore } from "../store/messages-store.js";
-import type { ThreadLocks } from "../store/thread-locks.js";
+import type { CallEventSink, TranscriptItem } from "../../providers/voice/types.js";
+import type { CallRecord, CallsStore } from "../../store/calls-store.js";
+import type { Db, Queryable } from "../../store/db.js";
+import type { ConversationsStore, UsageStore } from "../../store/messages-store.js";
+import type { ThreadLocks } from "../../store/thread-locks.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
-import type { EventsService } from "./events.js";
-import { uuidv7 } from "./ids.js";
-import { changeTags, type Invalidations } from "./invalidation.js";
-import type { ProjectService } from "./projects.js";
+import type { EventsService } from "../events/events-service.js";
+import { uuidv7 } from "../shared/ids.js";
+import { changeTags, type Invalidations } from "../cache/invalidation.js";
+import type { ProjectService } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
-import { hashCredential } from "./secrets.js";
+import { hashCredential } from "../access/secrets.js";
 
 export interface CallLifecycleStores {
   db: Db;

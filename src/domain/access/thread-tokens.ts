@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
-import { UnauthorizedError } from "./errors.js";
+import { UnauthorizedError } from "../shared/errors.js";
 
 export interface ThreadTokenClaims {
   threadId: string;

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import type { VoiceProvider } from "../providers/voice/types.js";
-import { callEndedChannel, type CallsStore } from "../store/calls-store.js";
-import type { Db } from "../store/db.js";
+import type { VoiceProvider } from "../../providers/voice/types.js";
+import { callEndedChannel, type CallsStore } from "../../store/calls-store.js";
+import type { Db } from "../../store/db.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
 

@@ -1,12 +1,12 @@
-import type { ConversationsStore, MessageRecord, MessagesStore } from "../store/messages-store.js";
-import type { Caller } from "./credentials.js";
-import { assertThreadAccess } from "./credentials.js";
-import { decodeCursor, encodeCursor } from "./cursors.js";
-import { changeTags } from "./invalidation.js";
-import type { ProjectService } from "./projects.js";
-import type { TaggedCache } from "./tagged-cache.js";
-import type { ThreadService } from "./threads.js";
-import type { ThreadRecord } from "../store/threads-store.js";
+import type { ConversationsStore, MessageRecord, MessagesStore } from "../../store/messages-store.js";
+import type { Caller } from "../access/credentials.js";
+import { assertThreadAccess } from "../access/credentials.js";
+import { decodeCursor, encodeCursor } from "../shared/cursors.js";
+import { changeTags } from "../cache/invalidation.js";
+import type { ProjectService } from "../projects/project-service.js";
+import type { TaggedCache } from "../cache/tagged-cache.js";
+import type { ThreadService } from "../threads/thread-service.js";
+import type { ThreadRecord } from "../../store/threads-store.js";
 
 export interface MessageView {
   message_id: string;

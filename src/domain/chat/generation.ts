@@ -1,6 +1,6 @@
-import type { AgentTask, LlmProvider, PromptMessage } from "../providers/llm/types.js";
-import { ProviderError } from "../providers/llm/types.js";
-import { UpstreamError } from "./errors.js";
+import type { AgentTask, LlmProvider, PromptMessage } from "../../providers/llm/types.js";
+import { ProviderError } from "../../providers/llm/types.js";
+import { UpstreamError } from "../shared/errors.js";
 
 /** Runs the provider to the end, passing each delta on; a provider failure becomes a 502 (504 when it timed out). */
 export async function generateText(

@@ -1,10 +1,10 @@
-import type { ConversationsStore, MessagesStore } from "../store/messages-store.js";
-import type { LlmFactory } from "./chat.js";
-import { NotFoundError } from "./errors.js";
+import type { ConversationsStore, MessagesStore } from "../../store/messages-store.js";
+import type { LlmFactory } from "./chat-service.js";
+import { NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";
-import type { ProjectService } from "./projects.js";
+import type { ProjectService } from "../projects/project-service.js";
 import { buildPrompt } from "./prompt.js";
-import type { ThreadService } from "./threads.js";
+import type { ThreadService } from "../threads/thread-service.js";
 
 /** How much of a long conversation the summary reads: its latest messages. */
 const summaryWindow = 200;

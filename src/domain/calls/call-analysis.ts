@@ -1,9 +1,9 @@
 import Sentiment from "sentiment";
-import { extractiveSummary, splitSentences } from "../providers/llm/extractive-summary.js";
-import { normalize, tokenize } from "../providers/llm/text-tokens.js";
-import type { LlmProvider, PromptMessage } from "../providers/llm/types.js";
-import { UpstreamError } from "./errors.js";
-import { generateText } from "./generation.js";
+import { extractiveSummary, splitSentences } from "../../providers/llm/extractive-summary.js";
+import { normalize, tokenize } from "../../providers/llm/text-tokens.js";
+import type { LlmProvider, PromptMessage } from "../../providers/llm/types.js";
+import { UpstreamError } from "../shared/errors.js";
+import { generateText } from "../chat/generation.js";
 
 export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
 export type AnalysisValue = string | number | boolean | null;

@@ -1,9 +1,9 @@
-import type { ThreadRecord, ThreadsStore } from "../store/threads-store.js";
-import { ConflictError, NotFoundError, valueError } from "./errors.js";
-import { uuidv7 } from "./ids.js";
-import { jsonSchemaProblem, maxJsonDepth, nestedDeeperThan } from "./json-schema.js";
-import type { ProjectService } from "./projects.js";
-import type { ThreadTokens } from "./thread-tokens.js";
+import type { ThreadRecord, ThreadsStore } from "../../store/threads-store.js";
+import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
+import { uuidv7 } from "../shared/ids.js";
+import { jsonSchemaProblem, maxJsonDepth, nestedDeeperThan } from "../shared/json-schema.js";
+import type { ProjectService } from "../projects/project-service.js";
+import type { ThreadTokens } from "../access/thread-tokens.js";
 
 export interface ThreadUsage {
   billable_messages: number;
