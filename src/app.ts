@@ -19,7 +19,7 @@ import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { callRoutes } from "./http/call-routes.js";
-import { socketRoutes } from "./http/events-routes.js";
+import { socketRoutes } from "./http/socket-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";

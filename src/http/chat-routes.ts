@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
 import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
-import { assertThreadAccess } from "../domain/access/credentials.js";
 import { NotImplementedError } from "../domain/shared/errors.js";
 import { changeTags, type Invalidations } from "../domain/cache/invalidation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
@@ -40,7 +39,7 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
       description:
         "With `streaming: true` the reply is NDJSON: `{\"token\",\"index\"}` lines, then the complete chat response; " +
         "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`).",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: Type.String({ maxLength: 200 }),
         message: Type.String({ minLength: 1, maxLength: 32_000 }),
@@ -54,7 +53,6 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
       responses: withErrors({ 200: ChatResponse }, [404, 409, 501, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        assertThreadAccess(caller, body.thread_id);
         if (body.simulate) throw new NotImplementedError("Simulated conversations (simulate) are not available yet");
         const turn = {
           organizationId: caller.organizationId,

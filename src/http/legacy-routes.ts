@@ -1,8 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService, TurnRequest } from "../domain/chat/chat-service.js";
-import { assertThreadAccess, type Caller } from "../domain/access/credentials.js";
-import { DomainError } from "../domain/shared/errors.js";
+import type { Caller } from "../domain/access/credentials.js";
 import { changeTags, type Invalidations } from "../domain/cache/invalidation.js";
 import { legacyConversations } from "../domain/history/legacy-history.js";
 import type { SummaryService } from "../domain/chat/summaries.js";
@@ -47,14 +46,13 @@ async function respond(
   return reply;
 }
 
-/** A legacy chat or follow-up as a turn of the shared chat service; a thread token only opens its own thread. */
+/** A legacy chat or follow-up as a turn of the shared chat service. */
 function legacyTurn(
   caller: Caller,
   body: { thread_id: string; service_mode_name: string; start_new_conversation: boolean },
   task: TurnRequest["task"],
   userMessage?: TurnRequest["userMessage"],
 ): TurnRequest {
-  assertThreadAccess(caller, body.thread_id);
   return {
     organizationId: caller.organizationId,
     threadId: body.thread_id,
@@ -73,7 +71,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/chat`,
       tags,
       summary: "Earlier generation: send a message and get the AI reply",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: ThreadId,
         message: Type.String({ minLength: 1, maxLength: 32_000 }),
@@ -102,7 +100,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/retrieve_conversations`,
       tags,
       summary: "Earlier generation: the thread's messages, chronological, page by page",
-      access: "thread",
+      access: { thread: ({ query }) => query.thread_id },
       query: Type.Object({
         thread_id: ThreadId,
         page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
@@ -124,7 +122,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
         },
         [404],
       ),
-      handler: async ({ caller, query }) => legacyConversations(deps.threads, deps.messages, caller, query.thread_id, query.page, query.limit),
+      handler: async ({ caller, query }) => legacyConversations(deps.threads, deps.messages, caller.organizationId, query.thread_id, query.page, query.limit),
     }),
     defineRoute({
       method: "POST",
@@ -146,7 +144,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/get_followup`,
       tags,
       summary: "Earlier generation: a proactive AI message from the project's follow-up instructions",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: ThreadId,
         streaming: Type.Boolean({ default: false }),
@@ -172,15 +170,8 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
         404: Type.Object({ error: Type.String(), status_code: Type.Integer() }),
         502: Type.Object({ error: Type.String(), status_code: Type.Integer() }),
       }),
-      raw: true,
-      handler: async ({ caller, body, reply }) => {
-        try {
-          return reply.send({ conversation_summary: await deps.summaries.latestConversation(caller.organizationId, body.thread_id) });
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          return reply.code(error.status).send({ error: error.message, status_code: error.status });
-        }
-      },
+      errorShape: "legacy-error",
+      handler: async ({ caller, body }) => ({ conversation_summary: await deps.summaries.latestConversation(caller.organizationId, body.thread_id) }),
     }),
     defineRoute({
       method: "POST",

@@ -8,13 +8,16 @@ import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMess
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
 import type { RateLimits } from "../domain/access/rate-limits.js";
-import { BadRequestError, RequestValidationError } from "../domain/shared/errors.js";
-import { mapError } from "./error-mapper.js";
+import { RequestValidationError } from "../domain/shared/errors.js";
+import { mapError, type ErrorBodyShape } from "./error-mapper.js";
+import { MalformedBodyError } from "./http-errors.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
 import type { MemoryAnswer, RouteDefinition } from "./route.js";
+import { enforceThreadScope } from "./thread-scope.js";
 import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
+import { missingAuthorization } from "./validation/missing-authorization.js";
 import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
 
 export interface ServerOptions {
@@ -55,14 +58,14 @@ function parseJsonBody(body: Buffer): unknown {
   try {
     text = strictUtf8.decode(body);
   } catch {
-    throw new BadRequestError("There was an error parsing the body");
+    throw new MalformedBodyError();
   }
   let parsed: ReturnType<typeof parsePythonJson>;
   try {
     parsed = parsePythonJson(text);
   } catch (error) {
     // Python raises RecursionError on absurdly deep nesting, which FastAPI answers with 400; so do we.
-    if (error instanceof RangeError) throw new BadRequestError("There was an error parsing the body");
+    if (error instanceof RangeError) throw new MalformedBodyError();
     throw error;
   }
   if (!parsed.ok) throw new RequestValidationError([jsonInvalidIssue(parsed.pos, parsed.msg)]);
@@ -92,7 +95,9 @@ function requestIdOf(headers: IncomingHttpHeaders): string {
   return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
+/** The error body shape of a request whose route declares one, from the moment its handler runs (credential and validation errors keep FastAPI's). */
+const handlerErrorShapes = new WeakMap<FastifyRequest, ErrorBodyShape>();
+
 const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -179,7 +184,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     done();
   });
   app.setErrorHandler((error, request, reply) => {
-    const mapped = mapError(error);
+    const mapped = mapError(error, handlerErrorShapes.get(request));
     if (mapped.status >= 500 && mapped.status !== 502 && mapped.status !== 503 && mapped.status !== 504) {
       request.log.error({ err: error }, "request failed");
     }
@@ -220,7 +225,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 }
 
 function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator, rateLimits: RateLimits): void {
-  const needsCaller = definition.access === "apiKey" || definition.access === "thread";
+  const access = definition.access;
+  const needsCaller = access !== "public" && access !== "admin";
   const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
   app.route({
     method: definition.method,
@@ -238,12 +244,12 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
     handler: async (request, reply) => {
       const issues: ValidationIssue[] = [];
       let caller: Caller | undefined;
-      if (definition.access === "admin") {
+      if (access === "admin") {
         await authenticator.admin(request.headers.authorization);
       } else if (needsCaller) {
         const header = request.headers.authorization;
         if (header === undefined) issues.push(missingAuthorization);
-        else caller = await authenticator.caller(header, definition.access === "thread");
+        else caller = await authenticator.caller(header, typeof access === "object");
         if (caller && rateLimits.enabled) await rateLimits.check(caller);
       }
       const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
@@ -251,6 +257,8 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
       const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
       for (const part of [params, query, body]) if (part) issues.push(...part.issues);
       if (issues.length > 0) throw new RequestValidationError(issues);
+      if (caller && typeof access === "object") enforceThreadScope(caller, access.thread({ params: params?.value, query: query?.value, body: body?.value }));
+      if (definition.errorShape) handlerErrorShapes.set(request, definition.errorShape);
       const result = await definition.handler({
         caller,
         params: params?.value,

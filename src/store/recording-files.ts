@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { BadRequestError } from "../domain/shared/errors.js";
+import { InvalidOperationError } from "../domain/shared/errors.js";
 import type { ByteRange, RecordingStorage } from "../domain/calls/recordings.js";
 
 /**
@@ -44,7 +44,7 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 
   private fileOf(key: string): string {
-    if (!SAFE_KEY.test(key) || key.includes("..")) throw new BadRequestError(`"${key}" is not a valid recording key`);
+    if (!SAFE_KEY.test(key) || key.includes("..")) throw new InvalidOperationError(`"${key}" is not a valid recording key`);
     return path.join(this.directory, key);
   }
 }

@@ -1,6 +1,6 @@
 import type { OrganizationsStore } from "../../store/organizations-store.js";
 import type { SettingsStore } from "../../store/organizations-store.js";
-import { ForbiddenError, NotFoundError, UnauthorizedError } from "../shared/errors.js";
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from "../shared/errors.js";
 import { changeTags } from "../cache/invalidation.js";
 import { hashCredential, sameSecret } from "./secrets.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
@@ -40,7 +40,7 @@ export class Authenticator {
 
   async caller(header: string, acceptThreadToken: boolean): Promise<Caller> {
     const credential = credentialOf(header);
-    if (credential === "") throw new UnauthorizedError("Invalid API key or token");
+    if (credential === "") throw new UnauthenticatedError("Invalid API key or token");
     if (looksLikeJwt(credential)) {
       const claims = await this.tokens.verify(credential);
       if (!acceptThreadToken) throw new ForbiddenError("A thread token cannot be used for this endpoint");
@@ -54,8 +54,8 @@ export class Authenticator {
       [changeTags.anyApiKey],
       async () => {
         const key = await this.organizations.findApiKeyByHash(hash);
-        if (!key) throw new UnauthorizedError("Invalid API key or token");
-        if (key.revoked_at !== null) throw new UnauthorizedError("API key has been revoked");
+        if (!key) throw new UnauthenticatedError("Invalid API key or token");
+        if (key.revoked_at !== null) throw new UnauthenticatedError("API key has been revoked");
         return { caller: { kind: "apiKey", organizationId: key.organization_id, apiKeyId: key.id }, usedRecordedAt: Date.now() };
       },
       (key) => [changeTags.apiKey(key.caller.apiKeyId), changeTags.organization(key.caller.organizationId)],
@@ -91,14 +91,7 @@ export class Authenticator {
     if (!expectedHash) throw new NotFoundError("Not Found");
     const credential = header === undefined ? "" : credentialOf(header);
     if (credential === "" || !sameSecret(hashCredential(credential), expectedHash)) {
-      throw new UnauthorizedError("Invalid admin key");
+      throw new UnauthenticatedError("Invalid admin key");
     }
-  }
-}
-
-/** A thread token opens only its own thread. */
-export function assertThreadAccess(caller: Caller, threadId: string): void {
-  if (caller.kind === "threadToken" && caller.threadId !== threadId) {
-    throw new ForbiddenError("This token is not valid for this thread");
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, errors as joseErrors, jwtVerify } from "jose";
-import { UnauthorizedError } from "../shared/errors.js";
+import { UnauthenticatedError } from "../shared/errors.js";
 
 export interface ThreadTokenClaims {
   threadId: string;
@@ -33,13 +33,13 @@ export class ThreadTokens {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ["HS256"], requiredClaims: ["sub", "exp", "iat", "jti"] });
       if (payload.scope !== "thread" || typeof payload.org !== "string" || typeof payload.sub !== "string") {
-        throw new UnauthorizedError("Invalid token");
+        throw new UnauthenticatedError("Invalid token");
       }
       return { threadId: payload.sub, organizationId: payload.org };
     } catch (error) {
-      if (error instanceof UnauthorizedError) throw error;
-      if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError("Token has expired");
-      throw new UnauthorizedError("Invalid token");
+      if (error instanceof UnauthenticatedError) throw error;
+      if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError("Token has expired");
+      throw new UnauthenticatedError("Invalid token");
     }
   }
 }

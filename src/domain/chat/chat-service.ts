@@ -3,7 +3,7 @@ import type { ConversationsStore } from "../../store/messages-store.js";
 import type { ThreadRecord } from "../../store/threads-store.js";
 import type { ThreadLocks } from "../../store/thread-locks.js";
 import type { TurnsStore } from "../../store/turns-store.js";
-import { BadRequestError, NotFoundError } from "../shared/errors.js";
+import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";
 import { uuidv7 } from "../shared/ids.js";
 import type { ProjectConfig } from "../projects/project-config.js";
@@ -123,9 +123,9 @@ export class ChatService {
   /** Ends the active conversation (legacy end_conversation); 400 when the thread is unknown or none is active. */
   async endConversation(organizationId: string, threadId: string): Promise<number> {
     const thread = await this.threads.find(organizationId, threadId);
-    if (!thread) throw new BadRequestError("Thread not found");
+    if (!thread) throw new InvalidOperationError("Thread not found");
     const ended = await this.locks.withLock(thread.id, () => this.conversations.endActive(thread.id));
-    if (ended === null) throw new BadRequestError("The thread has no active conversation");
+    if (ended === null) throw new InvalidOperationError("The thread has no active conversation");
     return ended;
   }
 }

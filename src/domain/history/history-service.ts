@@ -1,6 +1,4 @@
 import type { ConversationsStore, MessageRecord, MessagesStore } from "../../store/messages-store.js";
-import type { Caller } from "../access/credentials.js";
-import { assertThreadAccess } from "../access/credentials.js";
 import { decodeCursor, encodeCursor } from "../shared/cursors.js";
 import { changeTags } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
@@ -72,26 +70,23 @@ export class HistoryService {
    * the thread's messages, their conversations' end times and `is_locked` (the organization's project settings):
    * whatever changes those invalidates the thread's or the organization's pages (see `Invalidations`).
    */
-  async renderedPage(caller: Caller, threadId: string, query: PageQuery, render: (page: HistoryPage) => Buffer): Promise<Buffer> {
-    assertThreadAccess(caller, threadId);
-    return this.renderedPages.load(pageKey(caller.organizationId, threadId, query), [changeTags.thread(threadId), changeTags.organization(caller.organizationId)], async () =>
-      render(await this.page(caller, threadId, query)),
+  async renderedPage(organizationId: string, threadId: string, query: PageQuery, render: (page: HistoryPage) => Buffer): Promise<Buffer> {
+    return this.renderedPages.load(pageKey(organizationId, threadId, query), [changeTags.thread(threadId), changeTags.organization(organizationId)], async () =>
+      render(await this.page(organizationId, threadId, query)),
     );
   }
 
   /** The latest page (no cursor, default limit) as this instance holds it rendered, if it does: no database read. */
-  rememberedLatestPage(caller: Caller, threadId: string): Buffer | undefined {
-    if (caller.kind === "threadToken" && caller.threadId !== threadId) return undefined;
-    return this.renderedPages.get(pageKey(caller.organizationId, threadId, latestPageQuery));
+  rememberedLatestPage(organizationId: string, threadId: string): Buffer | undefined {
+    return this.renderedPages.get(pageKey(organizationId, threadId, latestPageQuery));
   }
 
   async page(
-    caller: Caller,
+    organizationId: string,
     threadId: string,
     query: PageQuery,
   ): Promise<HistoryPage> {
-    assertThreadAccess(caller, threadId);
-    const thread = await this.threads.get(caller.organizationId, threadId);
+    const thread = await this.threads.get(organizationId, threadId);
     const position = query.cursor === undefined ? null : decodeCursor("history", thread.id, query.cursor);
     let page: MessageRecord[];
     let cursor: string | null = null;
@@ -121,12 +116,11 @@ export class HistoryService {
   }
 
   async search(
-    caller: Caller,
+    organizationId: string,
     threadId: string,
     query: { query: string; cursor?: string; limit: number; context: number },
   ): Promise<{ matches: SearchMatchView[]; pagination: { cursor: string | null } }> {
-    assertThreadAccess(caller, threadId);
-    const thread = await this.threads.get(caller.organizationId, threadId);
+    const thread = await this.threads.get(organizationId, threadId);
     const before = query.cursor === undefined ? null : decodeCursor("search", thread.id, query.cursor);
     const seqs = await this.messages.searchSeqs(thread.id, query.query, before, query.limit + 1);
     const matches = seqs.slice(0, query.limit);

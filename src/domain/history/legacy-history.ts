@@ -1,6 +1,4 @@
 import type { MessagesStore } from "../../store/messages-store.js";
-import type { Caller } from "../access/credentials.js";
-import { assertThreadAccess } from "../access/credentials.js";
 import type { ThreadService } from "../threads/thread-service.js";
 
 export interface LegacyMessage {
@@ -17,13 +15,12 @@ export interface LegacyMessage {
 export async function legacyConversations(
   threads: ThreadService,
   messages: MessagesStore,
-  caller: Caller,
+  organizationId: string,
   threadId: string,
   page: number,
   limit: number,
 ): Promise<{ messages: LegacyMessage[]; pagination: { current_page: number; total_pages: number; total_items: number } }> {
-  assertThreadAccess(caller, threadId);
-  const thread = await threads.get(caller.organizationId, threadId);
+  const thread = await threads.get(organizationId, threadId);
   const total = thread.last_message_seq;
   const first = (page - 1) * limit + 1;
   const rows = first > total ? [] : await messages.inRanges(thread.id, [[first, Math.min(total, first + limit - 1)]]);

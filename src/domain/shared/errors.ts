@@ -1,78 +1,64 @@
 import type { ValidationIssue } from "./validation-issue.js";
 
-/** Typed domain errors; the HTTP edge maps each to its documented status and body in one place. */
+/**
+ * Typed domain errors. They name what went wrong, never how a transport reports it: `http/error-mapper.ts` alone
+ * turns each kind into its documented status code and body.
+ */
 export class DomainError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  constructor(message: string) {
     super(message);
     this.name = new.target.name;
   }
 }
 
-export class NotFoundError extends DomainError {
-  constructor(message: string) {
-    super(404, message);
-  }
-}
+export class NotFoundError extends DomainError {}
 
-export class ConflictError extends DomainError {
-  constructor(message: string) {
-    super(409, message);
-  }
-}
+export class ConflictError extends DomainError {}
 
-export class BadRequestError extends DomainError {
-  constructor(message: string) {
-    super(400, message);
-  }
-}
+/** The request is well formed but cannot be carried out in the resource's current state. */
+export class InvalidOperationError extends DomainError {}
 
-export class UnauthorizedError extends DomainError {
-  constructor(message: string) {
-    super(401, message);
-  }
-}
+/** No valid credential was presented. */
+export class UnauthenticatedError extends DomainError {}
 
-export class ForbiddenError extends DomainError {
-  constructor(message: string) {
-    super(403, message);
-  }
-}
+/** A valid credential that may not do this. */
+export class ForbiddenError extends DomainError {}
 
-export class NotImplementedError extends DomainError {
-  constructor(message: string) {
-    super(501, message);
-  }
-}
+export class NotImplementedError extends DomainError {}
 
 export class RateLimitedError extends DomainError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(429, message);
+    super(message);
   }
 }
 
-/** A model or voice vendor failed: 502, or 504 when it did not answer within the budget. */
+/** A model or voice vendor failed, or did not answer within its budget. */
 export class UpstreamError extends DomainError {
-  constructor(message: string, readonly timedOut = false) {
-    super(timedOut ? 504 : 502, message);
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
   }
 }
 
-export class ServiceUnavailableError extends DomainError {
-  constructor(message: string) {
-    super(503, message);
+/** A dependency of the service itself (its database) cannot serve now; trying again later may succeed. */
+export class UnavailableError extends DomainError {}
+
+/** A byte range outside the resource. */
+export class RangeNotSatisfiableError extends DomainError {
+  constructor(readonly size: number) {
+    super("Requested range not satisfiable");
   }
 }
 
-/** A 422 in FastAPI's shape, for rules the request schema cannot state (an unknown timezone, a foreign cursor). */
+/** Input that breaks a rule the request schema cannot state (an unknown timezone, a foreign cursor), in FastAPI's 422 shape. */
 export class RequestValidationError extends DomainError {
   constructor(readonly issues: ValidationIssue[]) {
-    super(422, "Validation error");
+    super("Validation error");
   }
 }
 
