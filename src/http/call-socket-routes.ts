@@ -37,6 +37,8 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
     "/calls/:call_id/ws",
     {
       websocket: true,
+      // The join token in the query is the credential, checked by the call service.
+      config: { access: "public" },
       logLevel: "warn",
       preValidation: async (request) => {
         rejectPlainHttp(request);

@@ -30,6 +30,7 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
     "/threads/:thread_id/events",
     {
       websocket: true,
+      config: { access: "thread" },
       // The access log would carry the URL, and with it a `token` parameter: these routes log warnings only.
       logLevel: "warn",
       preValidation: async (request) => {

@@ -26,6 +26,20 @@ export interface ThreadAccess<P = unknown, Q = unknown, B = unknown> {
  */
 export type Access<P = unknown, Q = unknown, B = unknown> = "public" | "admin" | "apiKey" | ThreadAccess<P, Q, B>;
 
+/** How a route is guarded, as the route catalogue reports it. */
+export type AccessKind = "public" | "admin" | "apiKey" | "thread";
+
+export function accessKindOf(access: Access): AccessKind {
+  return typeof access === "object" ? "thread" : access;
+}
+
+declare module "fastify" {
+  /** Set by Parley on every route it serves, sockets included, for the route catalogue. */
+  interface FastifyContextConfig {
+    access?: AccessKind;
+  }
+}
+
 type CallerFor<A> = A extends "public" | "admin" ? undefined : Caller;
 
 export interface HandlerContext<A, P, Q, B> {

@@ -13,7 +13,7 @@ import { mapError, type ErrorBodyShape } from "./error-mapper.js";
 import { MalformedBodyError } from "./http-errors.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
-import type { MemoryAnswer, RouteDefinition } from "./route.js";
+import { accessKindOf, type AccessKind, type MemoryAnswer, type RouteDefinition } from "./route.js";
 import { enforceThreadScope } from "./thread-scope.js";
 import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
@@ -36,6 +36,20 @@ export interface ServerOptions {
 }
 
 const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
+
+/** A route the server answers, and who may call it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  access: AccessKind;
+}
+
+const catalogues = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every route of a server built by `buildServer` that declares its access (all but the interactive docs' assets), sockets included. */
+export function registeredRoutes(app: FastifyInstance): RouteEntry[] {
+  return catalogues.get(app) ?? [];
+}
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -206,6 +220,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.code(404).send({ detail: "Not Found" });
   });
 
+  const catalogue: RouteEntry[] = [];
+  catalogues.set(app, catalogue);
+  app.addHook("onRoute", (route) => {
+    const access = route.config?.access;
+    if (access) for (const method of [route.method].flat()) catalogue.push({ method, url: route.url, access });
+  });
+
   await app.register(fastifySwagger, {
     openapi: {
       openapi: "3.1.0",
@@ -219,7 +240,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     router.on(definition.method, definition.url, () => undefined);
     registerRoute(app, definition, options.authenticator, options.rateLimits);
   }
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/openapi.json", { schema: { hide: true }, config: { access: "public" } }, async () => app.swagger());
   router.on("GET", "/openapi.json", () => undefined);
   return app;
 }
@@ -231,6 +252,7 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
   app.route({
     method: definition.method,
     url: definition.url,
+    config: { access: accessKindOf(access) },
     schema: {
       tags: definition.tags,
       summary: definition.summary,
