@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { type AnalysisField, analyzeCall, type TranscriptLine } from "../../src/domain/calls/call-analysis.js";
-import { BuiltinProvider } from "../../src/providers/llm/builtin.js";
-import { type LlmProvider, type LlmRequest, ProviderError } from "../../src/providers/llm/types.js";
+import { type AnalysisField, analyzeCall, type TranscriptLine } from "../../../src/domain/calls/call-analysis.js";
+import { BuiltinProvider } from "../../../src/providers/llm/builtin.js";
+import { type LlmProvider, type LlmRequest, ProviderError } from "../../../src/providers/llm/types.js";
 
 /** A vendor model that answers every request with the same text, streamed in small pieces, and keeps the requests. */
 class FixedAnswerProvider implements LlmProvider {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { TaggedCache } from "../../src/domain/cache/tagged-cache.js";
+import { TaggedCache } from "../../../src/domain/cache/tagged-cache.js";
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
   let resolve!: (value: T) => void;

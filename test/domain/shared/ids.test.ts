@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { uuidv7 } from "../../src/domain/shared/ids.js";
+import { uuidv7 } from "../../../src/domain/shared/ids.js";
 
 describe("message ids", () => {
   test("are distinct UUIDv7s, across refills of the random pool, with the time in front", () => {

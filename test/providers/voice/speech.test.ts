@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { EspeakSynthesizer } from "../../src/providers/voice/espeak-synthesizer.js";
-import { createSpeechSynthesizer, type SpeechSynthesizer, type SynthesizedSpeech } from "../../src/providers/voice/speech.js";
-import { ToneSynthesizer } from "../../src/providers/voice/tone-synthesizer.js";
-import { alignWords, speechTokens } from "../../src/providers/voice/word-timing.js";
+import { EspeakSynthesizer } from "../../../src/providers/voice/espeak-synthesizer.js";
+import { createSpeechSynthesizer, type SpeechSynthesizer, type SynthesizedSpeech } from "../../../src/providers/voice/speech.js";
+import { ToneSynthesizer } from "../../../src/providers/voice/tone-synthesizer.js";
+import { alignWords, speechTokens } from "../../../src/providers/voice/word-timing.js";
 
 const SENTENCE = "Hello there, how can I help you today? Our office opens at 9:30 on weekdays.";
 
