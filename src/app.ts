@@ -13,7 +13,7 @@ import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./d
 import { HistoryService } from "./domain/history/history-service.js";
 import { SummaryService } from "./domain/chat/summaries.js";
 import { RateLimits } from "./domain/access/rate-limits.js";
-import { InProcessRateLimiter, PostgresRateLimiter, RedisRateLimiter, type RateLimiter } from "./store/rate-limiters.js";
+import { FlexibleRateLimiter } from "./store/rate-limiters.js";
 import { createVoice } from "./voice-wiring.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
@@ -100,11 +100,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
-  const rateLimiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter(config.redisUrl)
-    : config.databaseUrl
-      ? new PostgresRateLimiter(db)
-      : new InProcessRateLimiter();
+  const rateLimiter = new FlexibleRateLimiter(
+    config.redisUrl
+      ? { kind: "redis", url: config.redisUrl }
+      : config.databaseUrl
+        ? { kind: "postgres", connectionString: config.databaseUrl }
+        : { kind: "memory" },
+  );
   const rateLimits = new RateLimits(rateLimiter, {
     perKeyPerMinute: config.rateLimitPerKeyPerMinute,
     perOrganizationPerMinute: config.rateLimitPerOrganizationPerMinute,

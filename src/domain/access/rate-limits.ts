@@ -1,6 +1,17 @@
-import type { RateLimiter } from "../../store/rate-limiters.js";
 import type { Caller } from "./credentials.js";
 import { RateLimitedError } from "../shared/errors.js";
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Seconds until the caller may try again. */
+  retryAfterSeconds: number;
+}
+
+/** Counts hits of a key; `limit` hits per window are allowed. */
+export interface RateLimiter {
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}
 
 export interface RateLimitSettings {
   /** Requests per minute per API key (or per thread token); 0 = unlimited. */
