@@ -113,10 +113,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey, apiKeys);
   const metrics = new HttpMetrics();
-  metrics.gauge("parley_history_cache_bytes", () => renderedPages.size);
-  metrics.gauge("parley_history_cache_entries", () => renderedPages.count);
-  metrics.gauge("parley_credential_cache_entries", () => apiKeys.count);
-  metrics.gauge("parley_database_listener_up", () => (invalidations.live ? 1 : 0));
+  metrics.gauge("parley_history_cache_bytes", "Bytes of rendered history pages held in memory.", () => renderedPages.size);
+  metrics.gauge("parley_history_cache_entries", "Rendered history pages held in memory.", () => renderedPages.count);
+  metrics.gauge("parley_credential_cache_entries", "API keys held in memory.", () => apiKeys.count);
+  metrics.gauge("parley_database_listener_up", "1 while this instance hears the database's change notifications.", () => (invalidations.live ? 1 : 0));
   const voice = createVoice({
     config,
     settings: { ...config.voice, ...options.voice },

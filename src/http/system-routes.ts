@@ -42,7 +42,7 @@ export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
       access: "public",
       responses: { 200: Type.String() },
       raw: true,
-      handler: async ({ reply }) => reply.type("text/plain; version=0.0.4").send(metrics.render()),
+      handler: async ({ reply }) => reply.type(metrics.contentType).send(await metrics.render()),
     }),
   ];
 }
