@@ -24,11 +24,11 @@ import type { Invalidations } from "./domain/cache/invalidation.js";
 import type { ProjectService } from "./domain/projects/project-service.js";
 import { RecordingUrlSigner, type RecordingStorage } from "./domain/calls/recordings.js";
 import type { ThreadService } from "./domain/threads/thread-service.js";
-import { defaultVoiceSettings, type VoiceSettings } from "./domain/calls/voice-settings.js";
+import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 
 export interface VoiceDeps {
   config: Config;
-  settings?: Partial<VoiceSettings>;
+  settings: VoiceSettings;
   db: Db;
   secrets: ServerSecrets;
   threads: ThreadService;
@@ -60,7 +60,7 @@ export interface Voice {
  */
 export function createVoice(deps: VoiceDeps): Voice {
   const { db, log } = deps;
-  const settings: VoiceSettings = { ...defaultVoiceSettings, ...deps.settings };
+  const { settings } = deps;
   // Names the instance in `calls.owner`: which process carries a live call (see CallSupervisor).
   const owner = `${hostname()}/${process.pid}/${randomUUID()}`;
   const callsStore = new CallsStore(db);

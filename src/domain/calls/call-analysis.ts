@@ -4,6 +4,7 @@ import { normalize, tokenize } from "../../providers/llm/text-tokens.js";
 import type { LlmProvider, PromptMessage } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
 import { generateText } from "../chat/generation.js";
+import { roleOfSpeaker, speakerLabel } from "../../providers/voice/speakers.js";
 
 export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
 export type AnalysisValue = string | number | boolean | null;
@@ -44,11 +45,11 @@ export async function analyzeCall(input: AnalyzeCallInput): Promise<CallAnalysis
 }
 
 function promptMessages(transcript: readonly TranscriptLine[]): PromptMessage[] {
-  return transcript.map((line) => ({ role: line.role === "agent" ? "assistant" : "user", content: line.content }));
+  return transcript.map((line) => ({ role: roleOfSpeaker(line.role), content: line.content }));
 }
 
 function transcriptText(transcript: readonly TranscriptLine[]): string {
-  return transcript.map((line) => `${line.role === "agent" ? "Agent" : "User"}: ${line.content}`).join("\n");
+  return transcript.map((line) => `${speakerLabel(line.role)}: ${line.content}`).join("\n");
 }
 
 function nullFields(fields: readonly AnalysisField[]): Record<string, AnalysisValue> {

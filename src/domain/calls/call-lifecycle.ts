@@ -12,6 +12,7 @@ import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
 import { hashCredential } from "../access/secrets.js";
+import { roleOfSpeaker } from "../../providers/voice/speakers.js";
 
 export interface CallLifecycleStores {
   db: Db;
@@ -83,7 +84,7 @@ export class CallLifecycle implements CallEventSink {
   /** Stores utterances of an ongoing call in its conversation; false (nothing more stored) once the call is over. */
   async record(callId: string, utterances: TranscriptItem[]): Promise<boolean> {
     for (const utterance of utterances) {
-      const role = utterance.role === "agent" ? "assistant" : "user";
+      const role = roleOfSpeaker(utterance.role);
       if (!(await this.stores.calls.recordUtterance(callId, { id: uuidv7(), role, content: utterance.content }))) return false;
     }
     return true;
@@ -140,9 +141,7 @@ export class CallLifecycle implements CallEventSink {
   }
 
   private async voicePrice(call: CallRecord): Promise<number> {
-    const project = await this.projects.findById(call.organization_id, call.project_id);
-    if (!project) return 0;
-    return (await this.projects.resolve(project, call.config_version_id)).config.pricing.voice_minute_usd;
+    return (await this.projects.resolveById(call.organization_id, call.project_id, call.config_version_id)).config.pricing.voice_minute_usd;
   }
 
   private track<T>(work: Promise<T>): Promise<T> {

@@ -6,6 +6,7 @@ import { analyzeCall, type CallAnalysis } from "./call-analysis.js";
 import type { LlmFactory } from "../chat/chat-service.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import { recordingKey, type RecordingStorage } from "./recordings.js";
+import { speakerOfRole } from "../../providers/voice/speakers.js";
 
 /**
  * What an ended call leaves behind, produced off the reply path by a durable job: the recording (the utterances
@@ -31,7 +32,7 @@ export class CallResults {
     if (!call || call.processed_at !== null || call.started_at === null || (call.status !== "ended" && call.status !== "error")) return undefined;
     const startedAt = call.started_at.getTime();
     const utterances = (await this.calls.utterances(call.thread_id, call.id)).map((utterance) => ({
-      role: utterance.role === "assistant" ? ("agent" as const) : ("user" as const),
+      role: speakerOfRole(utterance.role),
       content: utterance.content,
       startSeconds: Math.max(0, (utterance.created_at.getTime() - startedAt) / 1000),
     }));
@@ -77,9 +78,7 @@ export class CallResults {
     return this.synthesizer;
   }
 
-  private async resolve(call: CallRecord): Promise<ResolvedProject> {
-    const project = await this.projects.findById(call.organization_id, call.project_id);
-    if (!project) throw new Error(`project ${call.project_id} of call ${call.id} vanished`);
-    return this.projects.resolve(project, call.config_version_id);
+  private resolve(call: CallRecord): Promise<ResolvedProject> {
+    return this.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }

@@ -84,7 +84,7 @@ export class CallService {
     }
     if (issues.length > 0) throw new RequestValidationError(issues);
     const thread = await this.deps.threads.get(organizationId, threadId);
-    const resolved = await this.project(organizationId, input.projectId);
+    const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
     const line = callerLineFor(resolved.config.voice, resolved.project.id, input.voiceProviderAccountId);
     const scheduledFor = input.scheduledFor?.at ?? null;
     const call = await this.deps.db.transaction(async (tx) => {
@@ -125,7 +125,7 @@ export class CallService {
 
   async createWebCall(organizationId: string, threadId: string, input: { projectId: string; voiceProviderAccountId?: string }): Promise<{ status: string; message: string }> {
     const thread = await this.deps.threads.get(organizationId, threadId);
-    const resolved = await this.project(organizationId, input.projectId);
+    const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
     const accountId = input.voiceProviderAccountId;
     if (accountId !== undefined && !resolved.config.voice.accounts.some((account) => account.id.toLowerCase() === accountId)) {
       throw valueError(["body", "voice_provider_account_id"], "not a voice provider account of this project", accountId);
@@ -248,16 +248,8 @@ export class CallService {
     return { callId: call.id, config: resolved.config, agent: session };
   }
 
-  private async project(organizationId: string, projectId: string): Promise<ResolvedProject> {
-    const project = await this.deps.projects.findById(organizationId, projectId);
-    if (!project) throw new NotFoundError("Project not found");
-    return this.deps.projects.resolve(project);
-  }
-
-  private async resolveVersion(call: CallRecord): Promise<ResolvedProject> {
-    const project = await this.deps.projects.findById(call.organization_id, call.project_id);
-    if (!project) throw new NotFoundError("Project not found");
-    return this.deps.projects.resolve(project, call.config_version_id);
+  private resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+    return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CallRecord, CallUtterance } from "../../store/calls-store.js";
 import { cursorObject, invalidCursor } from "../shared/cursors.js";
+import { speakerLabel, speakerOfRole } from "../../providers/voice/speakers.js";
 
 /** What the interface shows of calls, built from the stored record. */
 export interface CallSummaryView {
@@ -77,7 +78,7 @@ export function phoneCallView(call: CallRecord): PhoneCallView {
 /** `Agent: …` / `User: …` lines, from the utterances stored in the thread's history (so also while the call runs). */
 export function plainTranscript(utterances: CallUtterance[]): string | null {
   if (utterances.length === 0) return null;
-  return utterances.map((utterance) => `${utterance.role === "assistant" ? "Agent" : "User"}: ${utterance.content}`).join("\n");
+  return utterances.map((utterance) => `${speakerLabel(speakerOfRole(utterance.role))}: ${utterance.content}`).join("\n");
 }
 
 export function callDetail(call: CallRecord, utterances: CallUtterance[], recordingUrl: string | null): CallDetailView {

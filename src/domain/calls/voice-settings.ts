@@ -1,4 +1,4 @@
-/** Timings of the voice machinery that are not per project. Defaults suit production; tests shorten them. */
+/** Timings of the voice machinery that are not per project; `config.ts` reads them, with their defaults, from the environment. */
 export interface VoiceSettings {
   /** How long a web call's client has to join after `web_call.ready` before the call ends as `error_user_not_joined`. */
   webCallJoinTimeoutMs: number;
@@ -11,11 +11,3 @@ export interface VoiceSettings {
   /** Ping interval of the events and web-call WebSockets; a client that misses a pong is dropped. */
   socketPingMs: number;
 }
-
-export const defaultVoiceSettings: VoiceSettings = {
-  webCallJoinTimeoutMs: 30_000,
-  heartbeatMs: 5_000,
-  staleAfterMs: 30_000,
-  schedulerPollSeconds: 0.5,
-  socketPingMs: 15_000,
-};

@@ -87,6 +87,13 @@ export class ProjectService {
   }
 
   /** The project's current version, or the version asked for (404 when it is not one of this project's). */
+  /** The organization's project `projectId` with its configuration (the current version unless one is named). */
+  async resolveById(organizationId: string, projectId: string, configVersionId?: string): Promise<ResolvedProject> {
+    const project = await this.findById(organizationId, projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    return this.resolve(project, configVersionId);
+  }
+
   async resolve(project: ProjectRecord, configVersionId?: string): Promise<ResolvedProject> {
     const versionId = configVersionId ?? project.current_config_version_id;
     const cached = this.versionCache.get(versionId);

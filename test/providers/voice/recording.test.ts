@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { RECORDING_SAMPLE_RATE, renderRecording, type Utterance } from "../../../src/providers/voice/recording.js";
-import type { Speaker, SpeechSynthesizer, SynthesizedSpeech } from "../../../src/providers/voice/speech.js";
+import type { Speaker } from "../../../src/providers/voice/speakers.js";
+import type { SpeechSynthesizer, SynthesizedSpeech } from "../../../src/providers/voice/speech.js";
 import { ToneSynthesizer } from "../../../src/providers/voice/tone-synthesizer.js";
 
 interface ParsedWav {
