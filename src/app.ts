@@ -97,7 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations);
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
   const rateLimiter = new FlexibleRateLimiter(
@@ -147,10 +147,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
-      ...chatRoutes(chat, invalidations),
+      ...chatRoutes(chat),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
-      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
+      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
       ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),

@@ -1,7 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
 import { NotImplementedError } from "../domain/shared/errors.js";
-import { changeTags, type Invalidations } from "../domain/cache/invalidation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { withErrors } from "./schemas.js";
@@ -29,7 +28,7 @@ export function chatResponse(result: TurnResult) {
   };
 }
 
-export function chatRoutes(chat: ChatService, invalidations: Invalidations): RouteDefinition[] {
+export function chatRoutes(chat: ChatService): RouteDefinition[] {
   return [
     defineRoute({
       method: "POST",
@@ -63,11 +62,10 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
           userMessage: { content: body.message, extras: { user_type: body.user_type } },
           task: "reply" as const,
         };
-        const thread = changeTags.thread(body.thread_id);
-        if (!body.streaming) return reply.send(chatResponse(await invalidations.changing(thread, () => chat.turn(turn))));
+        if (!body.streaming) return reply.send(chatResponse(await chat.turn(turn)));
         const stream = new ChatStream(reply, wantsEventStream(request.headers.accept));
         try {
-          stream.finish(chatResponse(await invalidations.changing(thread, () => chat.turn({ ...turn, onToken: (token) => stream.token(token) }))));
+          stream.finish(chatResponse(await chat.turn({ ...turn, onToken: (token) => stream.token(token) })));
         } catch (error) {
           if (!stream.hasStarted) throw error;
           request.log.warn({ err: error }, "streamed chat failed after its first token");

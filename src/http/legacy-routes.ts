@@ -2,7 +2,6 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ChatService, TurnRequest } from "../domain/chat/chat-service.js";
 import type { Caller } from "../domain/access/credentials.js";
-import { changeTags, type Invalidations } from "../domain/cache/invalidation.js";
 import { legacyConversations } from "../domain/history/legacy-history.js";
 import type { SummaryService } from "../domain/chat/summaries.js";
 import type { ThreadService } from "../domain/threads/thread-service.js";
@@ -17,7 +16,6 @@ export interface LegacyDependencies {
   threads: ThreadService;
   messages: MessagesStore;
   summaries: SummaryService;
-  invalidations: Invalidations;
 }
 
 const tags = ["legacy"];
@@ -33,11 +31,10 @@ async function respond(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const thread = changeTags.thread(turn.threadId);
-  if (!streaming) return reply.send({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn(turn))).message });
+  if (!streaming) return reply.send({ message: (await deps.chat.turn(turn)).message });
   const stream = new ChatStream(reply, false);
   try {
-    stream.finish({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn({ ...turn, onToken: (token) => stream.token(token) }))).message });
+    stream.finish({ message: (await deps.chat.turn({ ...turn, onToken: (token) => stream.token(token) })).message });
   } catch (error) {
     if (!stream.hasStarted) throw error;
     request.log.warn({ err: error }, "streamed legacy reply failed after its first token");
@@ -133,9 +130,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       body: Type.Object({ thread_id: ThreadId }),
       responses: withErrors({ 200: Type.Object({ message: Type.String() }), 400: Detail }),
       handler: async ({ caller, body }) => {
-        const ended = await deps.invalidations.changing(changeTags.thread(body.thread_id), () =>
-          deps.chat.endConversation(caller.organizationId, body.thread_id),
-        );
+        const ended = await deps.chat.endConversation(caller.organizationId, body.thread_id);
         return { message: `Conversation ${ended} ended; the next message starts a new conversation` };
       },
     }),

@@ -8,7 +8,7 @@ import { generateText } from "./generation.js";
 import { uuidv7 } from "../shared/ids.js";
 import type { ProjectConfig } from "../projects/project-config.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
-import { changeTags } from "../cache/invalidation.js";
+import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import { buildPrompt } from "./prompt.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
@@ -61,6 +61,7 @@ export class ChatService {
     private readonly llm: LlmFactory,
     /** Kept under the thread's setup tag and the organization's (a new project version): a turn usually starts with no look-up. */
     private readonly setups: TaggedCache<TurnSetup>,
+    private readonly invalidations: Invalidations,
   ) {}
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
@@ -69,7 +70,15 @@ export class ChatService {
     return this.projects.resolve(project, configVersionId);
   }
 
-  async turn(request: TurnRequest): Promise<TurnResult> {
+  /**
+   * Runs a turn; this instance's cached pages of the thread are dropped once it is over, failed or not (a failed turn
+   * keeps the user's message), so that its client reads its own write here at once.
+   */
+  turn(request: TurnRequest): Promise<TurnResult> {
+    return this.invalidations.changing(changeTags.thread(request.threadId), () => this.runTurn(request));
+  }
+
+  private async runTurn(request: TurnRequest): Promise<TurnResult> {
     const { thread, resolved } = await this.setup(request);
     const agent = resolved.config.agent;
     const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
@@ -120,8 +129,12 @@ export class ChatService {
     });
   }
 
-  /** Ends the active conversation (legacy end_conversation); 400 when the thread is unknown or none is active. */
-  async endConversation(organizationId: string, threadId: string): Promise<number> {
+  /** Ends the active conversation (legacy end_conversation); refused when the thread is unknown or none is active. */
+  endConversation(organizationId: string, threadId: string): Promise<number> {
+    return this.invalidations.changing(changeTags.thread(threadId), () => this.endActiveConversation(organizationId, threadId));
+  }
+
+  private async endActiveConversation(organizationId: string, threadId: string): Promise<number> {
     const thread = await this.threads.find(organizationId, threadId);
     if (!thread) throw new InvalidOperationError("Thread not found");
     const ended = await this.locks.withLock(thread.id, () => this.conversations.endActive(thread.id));
