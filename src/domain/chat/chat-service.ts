@@ -1,5 +1,5 @@
 import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
-import type { ConversationsStore } from "../../store/messages-store.js";
+import type { ConversationsStore } from "../../store/conversations-store.js";
 import type { ThreadRecord } from "../../store/threads-store.js";
 import type { ThreadLocks } from "../../store/thread-locks.js";
 import type { TurnsStore } from "../../store/turns-store.js";

@@ -1,4 +1,5 @@
-import type { ConversationsStore, MessagesStore } from "../../store/messages-store.js";
+import type { MessagesStore } from "../../store/messages-store.js";
+import type { ConversationsStore } from "../../store/conversations-store.js";
 import type { LlmFactory } from "./chat-service.js";
 import { NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";

@@ -1,4 +1,5 @@
-import type { ConversationsStore, MessageRecord, MessagesStore } from "../../store/messages-store.js";
+import type { MessageRecord, MessagesStore } from "../../store/messages-store.js";
+import type { ConversationsStore } from "../../store/conversations-store.js";
 import { decodeCursor, encodeCursor } from "../shared/cursors.js";
 import { changeTags } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
