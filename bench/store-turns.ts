@@ -15,7 +15,7 @@ import { SecretBox } from "../src/domain/access/secrets.js";
 import { ThreadTokens } from "../src/domain/access/thread-tokens.js";
 import { ThreadService } from "../src/domain/threads/thread-service.js";
 import { createLlmProvider } from "../src/providers/llm/index.js";
-import type { Db } from "../src/store/db.js";
+import type { Db } from "../src/domain/shared/database.js";
 import { MessagesStore } from "../src/store/messages-store.js";
 import { ConversationsStore } from "../src/store/conversations-store.js";
 import { ProjectsStore } from "../src/store/projects-store.js";

@@ -37,7 +37,7 @@ import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
-import type { Db } from "./store/db.js";
+import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
 import { openPglite } from "./store/pglite-db.js";

@@ -1,75 +1,12 @@
-import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/calls/call-states.js";
-import { jsonParam, type Queryable } from "./db.js";
-import { threadEventsChannel } from "./events-store.js";
-
-export interface CallRecord {
-  id: string;
-  organization_id: string;
-  thread_id: string;
-  project_id: string;
-  config_version_id: string;
-  call_type: CallType;
-  direction: CallDirection | null;
-  status: CallStatus;
-  from_number: string | null;
-  to_number: string | null;
-  voice_provider_account_id: string | null;
-  scheduled_for: Date | null;
-  conversation_id: number | null;
-  started_at: Date | null;
-  ended_at: Date | null;
-  disconnection_reason: DisconnectionReason | null;
-  owner: string | null;
-  access_token_hash: string | null;
-  join_deadline: Date | null;
-  transcript_object: unknown;
-  recording_key: string | null;
-  call_analysis: unknown;
-  processed_at: Date | null;
-  created_at: Date;
-  /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
-  created_key: string;
-}
-
-export interface NewCall {
-  id: string;
-  organizationId: string;
-  threadId: string;
-  projectId: string;
-  configVersionId: string;
-  callType: CallType;
-  direction: CallDirection | null;
-  status: "queued" | "scheduled";
-  fromNumber: string | null;
-  toNumber: string | null;
-  voiceProviderAccountId: string | null;
-  scheduledFor: Date | null;
-  owner: string | null;
-}
-
-export interface CallFilters {
-  statuses?: string[];
-  callTypes?: string[];
-  directions?: string[];
-  from?: Date;
-  toInclusive?: Date;
-  toExclusive?: Date;
-  threadId?: string;
-  projectName?: string;
-  after?: { createdKey: string; id: string };
-}
-
-export interface CallUtterance {
-  role: "user" | "assistant";
-  content: string;
-  created_at: Date;
-}
+import type { CallStatus, DisconnectionReason } from "../domain/calls/call-states.js";
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import { threadEventsChannel } from "../domain/events/events-repository.js";
+import type { CallRecord, NewCall, CallFilters, CallUtterance } from "../domain/calls/calls-repository.js";
+import { callEndedChannel } from "../domain/calls/calls-repository.js";
 
 const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 const live = `('queued', 'ongoing')`;
-
-/** Channel on which a finished call is announced as `<call id> <reason>`. */
-export const callEndedChannel = "parley_call_ended";
 
 /** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
 export class CallsStore {

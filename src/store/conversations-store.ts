@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import type { Queryable } from "../domain/shared/database.js";
 
 export class ConversationsStore {
   constructor(private readonly db: Queryable) {}

@@ -1,17 +1,5 @@
-import type { Queryable } from "./db.js";
-
-export type Role = "user" | "assistant";
-
-export interface MessageRecord {
-  id: string;
-  seq: number;
-  conversation_id: number;
-  role: Role;
-  content: string;
-  extras: Record<string, unknown>;
-  created_at: Date;
-  conversation_ended_at: Date | null;
-}
+import type { Queryable } from "../domain/shared/database.js";
+import type { MessageRecord } from "../domain/history/messages-repository.js";
 
 const messageColumns = `m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, c.ended_at AS conversation_ended_at`;
 const fromMessages = `FROM messages m JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id`;

@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import type { Queryable } from "../domain/shared/database.js";
 
 export class UsageStore {
   constructor(private readonly db: Queryable) {}

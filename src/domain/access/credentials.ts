@@ -1,5 +1,5 @@
-import type { OrganizationsStore } from "../../store/organizations-store.js";
-import type { SettingsStore } from "../../store/organizations-store.js";
+import type { OrganizationsRepository } from "../organizations/organizations-repository.js";
+import type { SettingsRepository } from "../organizations/organizations-repository.js";
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from "../shared/errors.js";
 import { changeTags } from "../cache/invalidation.js";
 import { hashCredential, sameSecret } from "./secrets.js";
@@ -30,8 +30,8 @@ export function credentialOf(header: string): string {
 /** Turns an Authorization header into the caller it names, or refuses it (401). */
 export class Authenticator {
   constructor(
-    private readonly organizations: OrganizationsStore,
-    private readonly settings: SettingsStore,
+    private readonly organizations: OrganizationsRepository,
+    private readonly settings: SettingsRepository,
     private readonly tokens: ThreadTokens,
     private readonly configuredAdminKey: string | undefined,
     /** Valid keys by hash; revocations reach it through `Invalidations` (tag `api_key:<id>`). */

@@ -1,5 +1,5 @@
-import type { Db } from "../../store/db.js";
-import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../../store/projects-store.js";
+import type { Db } from "../shared/database.js";
+import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./projects-repository.js";
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
@@ -30,7 +30,7 @@ export class ProjectService {
 
   constructor(
     private readonly db: Db,
-    private readonly store: ProjectsStore,
+    private readonly store: ProjectsRepository,
     private readonly secretBox: SecretBox,
   ) {}
 
