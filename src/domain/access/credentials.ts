@@ -27,7 +27,7 @@ export function credentialOf(header: string): string {
   return (match ? match[1]! : header).trim();
 }
 
-/** Turns an Authorization header into the caller it names, or refuses it (401). */
+/** Turns an Authorization header into the caller it names, or refuses it as unauthenticated. */
 export class Authenticator {
   constructor(
     private readonly organizations: OrganizationsRepository,
@@ -85,7 +85,7 @@ export class Authenticator {
     return cached.caller;
   }
 
-  /** The admin interface answers 404 when no admin key exists, so that it is invisible until enabled. */
+  /** The admin interface is not found when no admin key exists, so that it is invisible until enabled. */
   async admin(header: string | undefined): Promise<void> {
     const expectedHash = this.configuredAdminKey ? hashCredential(this.configuredAdminKey) : await this.settings.get(ADMIN_KEY_HASH_SETTING);
     if (!expectedHash) throw new NotFoundError("Not Found");

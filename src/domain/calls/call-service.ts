@@ -222,7 +222,7 @@ export class CallService {
     );
   }
 
-  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request gets a 502. */
+  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request fails upstream. */
   private async place(call: CallRecord, create: (request: ProviderCall) => Promise<void>): Promise<void> {
     try {
       await create(await this.providerCall(call));

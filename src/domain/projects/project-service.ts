@@ -86,7 +86,7 @@ export class ProjectService {
     return this.store.findById(id, organizationId);
   }
 
-  /** The project's current version, or the version asked for (404 when it is not one of this project's). */
+  /** The project's current version, or the version asked for (not found when it is not one of this project's). */
   /** The organization's project `projectId` with its configuration (the current version unless one is named). */
   async resolveById(organizationId: string, projectId: string, configVersionId?: string): Promise<ResolvedProject> {
     const project = await this.findById(organizationId, projectId);
