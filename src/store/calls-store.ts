@@ -124,19 +124,14 @@ export class CallsStore {
        ), counters AS (
          UPDATE threads t SET last_message_seq = t.last_message_seq + 1, last_event_seq = t.last_event_seq + 1
            FROM call WHERE t.id = call.thread_id RETURNING t.last_message_seq, t.last_event_seq
-       ), message AS (
-         INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
-         SELECT $2, call.thread_id, counters.last_message_seq, call.conversation_id, $3, $4, jsonb_build_object('call_id', $1::text, 'source', 'voice')
-           FROM call, counters RETURNING id
-       ), event AS (
-         INSERT INTO thread_events (thread_id, seq, type, payload)
-         SELECT call.thread_id, counters.last_event_seq, 'message.created',
-                jsonb_build_object('message', jsonb_build_object('message_id', $2::text, 'role', $3::text, 'message', $4::text,
-                                                                  'conversation_id', call.conversation_id, 'call_id', $1::text))
-           FROM call, counters RETURNING seq
+       ), stored AS (
+         SELECT counters.last_event_seq AS event_seq,
+                parley_store_message(call.thread_id, counters.last_message_seq, counters.last_event_seq, $2, call.conversation_id, $3, $4,
+                                     jsonb_build_object('call_id', $1::text, 'source', 'voice'), jsonb_build_object('call_id', $1::text))
+           FROM call, counters
        )
-       SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || event.seq)
-         FROM call, event, message`,
+       SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || stored.event_seq)
+         FROM call, stored`,
       [callId, utterance.id, utterance.role, utterance.content],
     );
     return row ? { threadId: row.thread_id, conversationId: row.conversation_id } : undefined;
