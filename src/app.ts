@@ -23,6 +23,9 @@ import { socketRoutes } from "./http/events-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
+import { simulationRoutes } from "./http/simulation-routes.js";
+import { SimulationService } from "./domain/simulations/service.js";
+import { PostgresSimulationsStore } from "./store/simulations-store.js";
 import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
 import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
@@ -98,6 +101,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
   const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
+  const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db), (threadId) =>
+    invalidations.changed(changeTags.thread(threadId)),
+  );
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
   const rateLimiter: RateLimiter = config.redisUrl
@@ -145,7 +151,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
-      ...chatRoutes(chat, invalidations),
+      ...chatRoutes(chat, invalidations, simulations),
+      ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
