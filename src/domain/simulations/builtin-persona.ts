@@ -84,14 +84,17 @@ export class BuiltinSimulatedUser implements SimulatedUser {
     const patience = this.has("impatient") || this.has("frustrated") ? 1 : 2;
     if (streak >= patience) return { message: this.pick(this.giveUps(), position), ended: true };
 
-    const lastHelpful = agentTurns.length > 0 && streak === 0;
-    const challenge = lastHelpful ? this.challenge(userTurns) : undefined;
+    // A reply that asks back ("How can I help?") is neither thanked nor questioned: the user just says what they want.
+    const lastReply = agentTurns.at(-1);
+    const askedBack = lastReply !== undefined && lastReply.trim().endsWith("?");
+    const lastAnswered = lastReply !== undefined && streak === 0 && !askedBack;
+    const challenge = lastAnswered ? this.challenge(userTurns) : undefined;
     if (challenge) return { message: challenge, ended: false };
 
     const said = new Set(userTurns.flatMap((text) => tokenize(text)));
     const next = this.questions.find((candidate) => coveredShare(candidate, said) < 0.5);
     if (!next) return { message: this.pick(this.closings(), position), ended: true };
-    const reaction = agentTurns.length === 0 ? "" : streak > 0 ? this.pick(this.complaints(), position) : this.pick(this.thanks(), position);
+    const reaction = streak > 0 ? this.pick(this.complaints(), position) : lastAnswered ? this.pick(this.thanks(), position) : "";
     const asked = this.pick(this.framings(), position + userTurns.length).replace("{q}", next).replace("{lq}", lowerFirst(next));
     return { message: reaction === "" ? asked : `${reaction} ${asked}`, ended: false };
   }

@@ -199,10 +199,15 @@ function noRepetition(exchanges: Exchange[]): CriterionResult {
   return { key: "no_repetition", passed: repeats.length === 0, score: round(score), reasoning };
 }
 
+/** Words that describe the conversation rather than its content ("the agent tells…", "the user asks…"). */
+const CRITERION_META_WORDS = new Set(
+  tokenize("agent user customer caller conversation reply replies answer respond tell tells say mention explain ask give provide offer must should always never"),
+);
+
 /** A project criterion judged by keyword evidence: the share of its description's words found in the agent's replies. */
 function keywordEvidence(criterion: Criterion, turns: readonly SimulationTurn[]): CriterionResult {
   const said = turns.filter((turn) => turn.role === "assistant").map((turn) => turn.message).join("\n");
-  const wanted = [...new Set(tokenize(criterion.description))];
+  const wanted = [...new Set(tokenize(criterion.description))].filter((word) => !CRITERION_META_WORDS.has(word));
   const saidWords = new Set(tokenize(said));
   const found = wanted.filter((word) => saidWords.has(word));
   const score = ratio(found.length, wanted.length);
