@@ -195,7 +195,7 @@ function noRepetition(exchanges: Exchange[]): CriterionResult {
   const reasoning =
     repeats.length === 0
       ? `None of the agent's ${exchanges.length} replies repeats an earlier one.`
-      : `${repeats.length} of the agent's ${exchanges.length} replies repeat an earlier one, for example ${quote(first!.reply)}.`;
+      : `${repeats.length} of the agent's ${exchanges.length} replies ${repeats.length === 1 ? "repeats" : "repeat"} an earlier one, for example ${quote(first!.reply)}.`;
   return { key: "no_repetition", passed: repeats.length === 0, score: round(score), reasoning };
 }
 
