@@ -183,6 +183,27 @@ forEachDatabase("simulations with the built-in agent and persona", (h) => {
     });
   });
 
+  test("the agent under test is the project's version named by config_version_id, and the run records it", async () => {
+    const { apiKey, projectId } = await h().organization(clinicConfig);
+    const threadId = await h().thread(apiKey);
+    const first = (await h().admin("GET", `/admin/projects/${projectId}`)).json<{ config_version_id: string }>().config_version_id;
+    await h().admin("PUT", `/admin/projects/${projectId}/config`, { config: { ...clinicConfig, agent: { ...clinicConfig.agent, greeting: "Hi from version two!" } } });
+    const run = async (version?: string) => {
+      const response = await simulate(h(), apiKey, {
+        thread_id: threadId,
+        message: opening,
+        ...(version ? { config_version_id: version } : {}),
+        simulate: { max_turns: 1, create: true },
+      });
+      return response.json<SimulationBody>().extras.simulation;
+    };
+    assert.equal((await run()).turns[1]!.message, "Hi from version two!");
+    const pinned = await run(first);
+    assert.equal(pinned.turns[1]!.message, clinicConfig.agent.greeting);
+    const stored = await h().request({ method: "GET", url: `/simulations/${pinned.id}`, headers: { authorization: apiKey } });
+    assert.equal(stored.json<{ config_version_id: string }>().config_version_id, first);
+  });
+
   test("streaming sends each turn's tokens with its turn index, then the complete response; also as server-sent events", async () => {
     const { apiKey } = await h().organization(clinicConfig);
     const threadId = await h().thread(apiKey);
