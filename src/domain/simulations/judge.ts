@@ -201,7 +201,9 @@ function noRepetition(exchanges: Exchange[]): CriterionResult {
 
 /** Words that describe the conversation rather than its content ("the agent tells…", "the user asks…"). */
 const CRITERION_META_WORDS = new Set(
-  tokenize("agent user customer caller conversation reply replies answer respond tell tells say mention explain ask give provide offer must should always never"),
+  tokenize(
+    "agent user customer caller conversation reply replies answer respond tell say state mention explain describe confirm inform ask give provide offer must should always never",
+  ),
 );
 
 /** A project criterion judged by keyword evidence: the share of its description's words found in the agent's replies. */
