@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { callDirections, callStatuses, callTypes } from "../domain/call-states.js";
-import type { CallService } from "../domain/calls.js";
-import type { RecordingUrlSigner } from "../domain/recordings.js";
+import { callDirections, callStatuses, callTypes } from "../domain/calls/call-states.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import type { RecordingUrlSigner } from "../domain/calls/recordings.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, withErrors } from "./schemas.js";
 import { asDate } from "./voice-routes.js";

@@ -1,8 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import type { ChatService, TurnResult } from "../domain/chat.js";
+import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
 import type { SimulationService } from "../domain/simulations/service.js";
-import { assertThreadAccess } from "../domain/credentials.js";
-import { changeTags, type Invalidations } from "../domain/invalidation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { SimulateBody, SimulationExtras, simulateChat } from "./simulation-routes.js";
@@ -28,7 +26,7 @@ export function chatResponse(result: TurnResult) {
   };
 }
 
-export function chatRoutes(chat: ChatService, invalidations: Invalidations, simulations: SimulationService): RouteDefinition[] {
+export function chatRoutes(chat: ChatService, simulations: SimulationService): RouteDefinition[] {
   return [
     defineRoute({
       method: "POST",
@@ -40,7 +38,7 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations, simu
         "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`). " +
         "With `simulate`, a whole simulated conversation (needs the API key): token lines carry `turn`, the index of " +
         "their turn in `extras.simulation.turns`; see docs/simulation.md.",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: Type.String({ maxLength: 200 }),
         message: Type.String({ minLength: 1, maxLength: 32_000 }),
@@ -54,7 +52,6 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations, simu
       responses: withErrors({ 200: ChatResponse }, [404, 409, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        assertThreadAccess(caller, body.thread_id);
         if (body.simulate) return simulateChat(simulations, { caller, body: { ...body, simulate: body.simulate }, request, reply });
         const turn = {
           organizationId: caller.organizationId,
@@ -65,11 +62,10 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations, simu
           userMessage: { content: body.message, extras: { user_type: body.user_type } },
           task: "reply" as const,
         };
-        const thread = changeTags.thread(body.thread_id);
-        if (!body.streaming) return reply.send(chatResponse(await invalidations.changing(thread, () => chat.turn(turn))));
+        if (!body.streaming) return reply.send(chatResponse(await chat.turn(turn)));
         const stream = new ChatStream(reply, wantsEventStream(request.headers.accept));
         try {
-          stream.finish(chatResponse(await invalidations.changing(thread, () => chat.turn({ ...turn, onToken: (token) => stream.token(token) }))));
+          stream.finish(chatResponse(await chat.turn({ ...turn, onToken: (token) => stream.token(token) })));
         } catch (error) {
           if (!stream.hasStarted) throw error;
           request.log.warn({ err: error }, "streamed chat failed after its first token");

@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Caller } from "../domain/credentials.js";
-import { ForbiddenError } from "../domain/errors.js";
+import type { Caller } from "../domain/access/credentials.js";
+import { ForbiddenError } from "../domain/shared/errors.js";
 import type { SimulationResult, SimulationService } from "../domain/simulations/service.js";
 import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from "../domain/simulations/simulation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";

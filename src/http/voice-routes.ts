@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { CallService } from "../domain/calls.js";
-import { assertThreadAccess } from "../domain/credentials.js";
+import type { CallService } from "../domain/calls/call-service.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 import { isPlainObject } from "./validation/plain-object.js";
@@ -70,7 +69,7 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
       description:
         "The call is queued; when it is ready the thread's events WebSocket (`GET /threads/{thread_id}/events`) delivers " +
         "`{\"type\":\"web_call.ready\",\"call_id\",\"access_token\",\"seq\"}`, and the client joins `GET /calls/{call_id}/ws?token=…`.",
-      access: "thread",
+      access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
       body: Type.Object({
         project_id: Type.String({ format: "uuid" }),
@@ -78,7 +77,6 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
       }),
       responses: withErrors({ 200: Type.Object({ status: Type.String(), message: Type.String() }) }, [404, 502]),
       handler: async ({ caller, params, body }) => {
-        assertThreadAccess(caller, params.thread_id);
         return calls.createWebCall(caller.organizationId, params.thread_id, {
           projectId: body.project_id,
           ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),

@@ -1,4 +1,4 @@
-import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/call-states.js";
+import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/calls/call-states.js";
 import { jsonParam, type Queryable } from "./db.js";
 import { threadEventsChannel } from "./events-store.js";
 

@@ -13,7 +13,14 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   return {
     kind: "pglite",
     query: self.query,
-    transaction: (work) => pg.transaction((tx) => work({ query: (sql, params) => run(tx, sql, params) })),
+    transaction: (work) =>
+      pg.transaction((tx) =>
+        work({
+          query: (sql, params) => run(tx, sql, params),
+          exec: async (script) => void (await tx.exec(script)),
+        }),
+      ),
+    exec: async (script) => void (await pg.exec(script)),
     async listen(channel: string, handler: NotificationHandler) {
       return pg.listen(channel, handler);
     },

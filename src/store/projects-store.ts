@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "../domain/project-config.js";
+import type { ProjectConfig } from "../domain/projects/project-config.js";
 import { jsonParam, type Queryable } from "./db.js";
 
 export interface ProjectRecord {

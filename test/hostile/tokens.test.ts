@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { before, test } from "node:test";
 import type { InjectOptions } from "fastify";
 import { forEachDatabase, testSecrets } from "../support/harness.js";
-import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, unchanged, validRequest, type Endpoint, type World } from "./support.js";
+import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, unchanged, unsampledRoutes, validRequest, type Endpoint, type World } from "./support.js";
 
 // Extends test/http/threads.test.ts (GET /threads/{id} only) to every endpoint, and to more kinds of forgery.
 
@@ -68,6 +68,11 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
   let world: World;
   before(async () => {
     world = await buildWorld(h());
+  });
+
+  test("every route the server registers is in the hostile catalogue, so no route escapes these suites", () => {
+    assert.deepEqual(unsampledRoutes, []);
+    assert.ok(endpoints.length >= 30, `only ${endpoints.length} routes catalogued`);
   });
 
   test("the endpoints taking a thread token are exactly those decisions.md lists", () => {

@@ -1,5 +1,5 @@
 import type { LlmProvider, PromptMessage } from "../../providers/llm/types.js";
-import { generateText } from "../generation.js";
+import { generateText } from "../chat/generation.js";
 import { END_MARKER, type Persona, type SimulationTurn } from "./simulation.js";
 
 /** What a simulated user says next; `ended` when it closes the conversation (`message` may then be empty). */

@@ -1,12 +1,12 @@
 import type { ThreadRecord } from "../../store/threads-store.js";
-import type { ChatService, LlmFactory } from "../chat.js";
-import { NotFoundError, valueError } from "../errors.js";
-import { generateText } from "../generation.js";
-import { uuidv7 } from "../ids.js";
-import { DEFAULT_SIMULATION_CRITERIA, simulationSettingsOf, type ProjectConfig } from "../project-config.js";
-import type { ResolvedProject } from "../projects.js";
-import { buildPrompt } from "../prompt.js";
-import type { ThreadService } from "../threads.js";
+import type { ChatService, LlmFactory } from "../chat/chat-service.js";
+import { NotFoundError, valueError } from "../shared/errors.js";
+import { generateText } from "../chat/generation.js";
+import { uuidv7 } from "../shared/ids.js";
+import { DEFAULT_SIMULATION_CRITERIA, simulationSettingsOf, type ProjectConfig } from "../projects/project-config.js";
+import type { ResolvedProject } from "../projects/project-service.js";
+import { buildPrompt } from "../chat/prompt.js";
+import type { ThreadService } from "../threads/thread-service.js";
 import { BuiltinSimulatedUser } from "./builtin-persona.js";
 import { heuristicJudge, modelJudge, type JudgeInput } from "./judge.js";
 import { ModelSimulatedUser, type SimulatedUser } from "./persona.js";
@@ -78,8 +78,6 @@ export class SimulationService {
     private readonly chat: ChatService,
     private readonly llm: LlmFactory,
     private readonly store: SimulationsStore,
-    /** Told after each write to a SIMULATION thread, so that this instance's caches drop what it showed. */
-    private readonly threadChanged: (threadId: string) => void,
   ) {}
 
   async run(request: SimulationRequest): Promise<SimulationResult> {
@@ -209,24 +207,20 @@ export class SimulationService {
   /** The agent answering through the chat path on the SIMULATION thread: stored, billed and announced as any chat. */
   private storedAgent(request: SimulationRequest, resolved: ResolvedProject, threadId: string, simulationId: string): AgentSide {
     return async (userTurn, onToken) => {
-      try {
-        const result = await this.chat.turn({
-          organizationId: request.organizationId,
-          threadId,
-          projectName: resolved.project.name,
-          configVersionId: resolved.configVersionId,
-          startNewConversation: false,
-          userMessage: { content: userTurn.message, extras: { user_type: request.userType, simulation_id: simulationId, source: userTurn.source } },
-          task: "reply",
-          onToken,
-        });
-        return {
-          message: result.message,
-          ids: { userMessageId: result.userMessageId, conversationId: result.conversationId, replyMessageId: result.replyMessageId },
-        };
-      } finally {
-        this.threadChanged(threadId);
-      }
+      const result = await this.chat.turn({
+        organizationId: request.organizationId,
+        threadId,
+        projectName: resolved.project.name,
+        configVersionId: resolved.configVersionId,
+        startNewConversation: false,
+        userMessage: { content: userTurn.message, extras: { user_type: request.userType, simulation_id: simulationId, source: userTurn.source } },
+        task: "reply",
+        onToken,
+      });
+      return {
+        message: result.message,
+        ids: { userMessageId: result.userMessageId, conversationId: result.conversationId, replyMessageId: result.replyMessageId },
+      };
     };
   }
 

@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "../../domain/project-config.js";
+import type { ProjectConfig } from "../../domain/projects/project-config.js";
 import { AnthropicProvider } from "./anthropic.js";
 import { BuiltinProvider } from "./builtin.js";
 import type { HttpProviderOptions } from "./http-provider.js";
