@@ -23,6 +23,9 @@ import { socketRoutes } from "./http/socket-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
+import { simulationRoutes } from "./http/simulation-routes.js";
+import { SimulationService } from "./domain/simulations/service.js";
+import { PostgresSimulationsStore } from "./store/simulations-store.js";
 import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
 import { MessagesStore } from "./store/messages-store.js";
@@ -100,6 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
   const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations);
+  const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
   const rateLimiter = new FlexibleRateLimiter(
@@ -149,7 +153,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
-      ...chatRoutes(chat),
+      ...chatRoutes(chat, simulations),
+      ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),

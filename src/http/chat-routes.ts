@@ -1,24 +1,22 @@
 import { Type } from "@sinclair/typebox";
 import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
-import { NotImplementedError } from "../domain/shared/errors.js";
+import type { SimulationService } from "../domain/simulations/service.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
+import { SimulateBody, SimulationExtras, simulateChat } from "./simulation-routes.js";
 import { withErrors } from "./schemas.js";
 
-const Simulate = Type.Object({
-  initial_messages: Type.Optional(Type.Array(Type.String({ maxLength: 32_000 }), { maxItems: 100 })),
-  max_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  agent_type: Type.Optional(Type.String({ maxLength: 200 })),
-  industry: Type.Optional(Type.String({ maxLength: 200 })),
-  behavioural_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
-  topic: Type.Optional(Type.String({ maxLength: 1000 })),
-  create: Type.Boolean({ default: false }),
-  evaluate: Type.Boolean({ default: false }),
-});
+/** A type array rather than anyOf: the serializer of the chat's hot path keeps a plain check per field. */
+const OrNull = <T extends "string" | "integer">(type: T) => Type.Unsafe<T extends "string" ? string | null : number | null>({ type: [type, "null"] });
 
 export const ChatResponse = Type.Object({
   message: Type.String(),
-  extras: Type.Object({ user_message_id: Type.String(), conversation_id: Type.Integer(), reply_message_id: Type.String() }),
+  extras: Type.Object({
+    user_message_id: OrNull("string"),
+    conversation_id: OrNull("integer"),
+    reply_message_id: OrNull("string"),
+    simulation: Type.Optional({ ...SimulationExtras, description: "With `simulate` only; the three ids are then the last turn's, null in a dry run." }),
+  }),
 });
 
 export function chatResponse(result: TurnResult) {
@@ -28,7 +26,7 @@ export function chatResponse(result: TurnResult) {
   };
 }
 
-export function chatRoutes(chat: ChatService): RouteDefinition[] {
+export function chatRoutes(chat: ChatService, simulations: SimulationService): RouteDefinition[] {
   return [
     defineRoute({
       method: "POST",
@@ -37,7 +35,9 @@ export function chatRoutes(chat: ChatService): RouteDefinition[] {
       summary: "Send a user message to a thread and get the AI reply, whole or streamed",
       description:
         "With `streaming: true` the reply is NDJSON: `{\"token\",\"index\"}` lines, then the complete chat response; " +
-        "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`).",
+        "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`). " +
+        "With `simulate`, a whole simulated conversation (needs the API key): token lines carry `turn`, the index of " +
+        "their turn in `extras.simulation.turns`; see docs/simulation.md.",
       access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: Type.String({ maxLength: 200 }),
@@ -46,13 +46,13 @@ export function chatRoutes(chat: ChatService): RouteDefinition[] {
         streaming: Type.Boolean({ default: false }),
         config_version_id: Type.Optional(Type.String({ maxLength: 200 })),
         start_new_conversation: Type.Boolean({ default: false }),
-        simulate: Type.Optional(Simulate),
+        simulate: Type.Optional(SimulateBody),
         user_type: Type.String({ default: "user", minLength: 1, maxLength: 64 }),
       }),
-      responses: withErrors({ 200: ChatResponse }, [404, 409, 501, 502, 504]),
+      responses: withErrors({ 200: ChatResponse }, [404, 409, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        if (body.simulate) throw new NotImplementedError("Simulated conversations (simulate) are not available yet");
+        if (body.simulate) return simulateChat(simulations, { caller, body: { ...body, simulate: body.simulate }, request, reply });
         const turn = {
           organizationId: caller.organizationId,
           threadId: body.thread_id,

@@ -36,6 +36,8 @@ export interface World {
   /** An API key and a project that admin requests may revoke or reconfigure without harm to the rest. */
   spareKeyId: string;
   spareProjectId: string;
+  /** A stored simulation run (POST /chat with `simulate.create`). */
+  simulationId: string;
 }
 
 function ok(response: TestResponse, what: string): TestResponse {
@@ -62,6 +64,15 @@ export async function buildWorld(h: Harness): Promise<World> {
     const payload = { thread_id: threadId, message, service_config_name: "support" };
     ok(await h.request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload }), "chatting");
   }
+  const simulation = ok(
+    await h.request({
+      method: "POST",
+      url: "/chat",
+      headers: { authorization: apiKey },
+      payload: { thread_id: threadId, message: "What are your opening hours?", service_config_name: "support", simulate: { max_turns: 1, create: true } },
+    }),
+    "simulating",
+  );
   const get = (url: string) => h.request({ method: "GET", url, headers: { authorization: apiKey } });
   const history = ok(await get(`/threads/${threadId}/messages?limit=2`), "history").json<{ pagination: { cursor: string } }>();
   const search = ok(await get(`/threads/${threadId}/messages/search?query=hours&limit=1`), "search").json<{ pagination: { cursor: string } }>();
@@ -85,6 +96,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     callCursor: calls.pagination.cursor,
     spareKeyId: spareKey.json<{ id: string }>().id,
     spareProjectId: spareProject.json<{ id: string }>().id,
+    simulationId: simulation.json<{ extras: { simulation: { id: string } } }>().extras.simulation.id,
   };
 }
 
@@ -124,6 +136,7 @@ const samples: Record<string, Sample> = {
   "POST /chat": {
     body: (w) => ({ thread_id: w.threadId, message: "What are your opening hours?", service_config_name: "support", streaming: false, start_new_conversation: false, user_type: "user" }),
   },
+  "GET /simulations/:simulation_id": { ids: (w) => ({ simulation_id: w.simulationId }) },
   "GET /threads/:thread_id/messages": { ids: thread, query: (w) => [["cursor", w.historyCursor], ["newer", "false"], ["limit", "5"]] },
   "GET /threads/:thread_id/messages/search": { ids: thread, query: (w) => [["query", "hours"], ["cursor", w.searchCursor], ["limit", "2"], ["context", "1"]] },
   "GET /threads/:thread_id/events": { ids: thread, query: () => [["after", "0"]], socket: true },

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { valueError } from "../shared/errors.js";
 
 const KnowledgeEntry = Type.Object({
   question: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -9,6 +10,12 @@ const AnalysisField = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
   type: Type.Union([Type.Literal("boolean"), Type.Literal("string"), Type.Literal("number")]),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+
+const SimulationCriterion = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$" }),
+  description: Type.String({ minLength: 1, maxLength: 2000 }),
+  required: Type.Optional(Type.Boolean()),
 });
 
 const VoiceAccount = Type.Object({
@@ -43,6 +50,16 @@ export const ProjectConfigInput = Type.Object({
     }),
   ),
   json_input: Type.Optional(Type.Object({ schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { dict: true })) })),
+  simulation: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+      base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+      criteria: Type.Optional(Type.Array(SimulationCriterion, { maxItems: 20 })),
+    }),
+  ),
   voice: Type.Optional(
     Type.Object({
       provider: Type.Optional(Type.Literal("simulated")),
@@ -79,6 +96,17 @@ export interface ProjectConfig {
   conversation: { lock_on_end: boolean };
   pricing: { message_usd: number; voice_minute_usd: number };
   json_input: { schema?: Record<string, unknown> };
+  /**
+   * Who plays the simulated user and the judge of `simulate` on POST /chat: `provider` null means the agent's own
+   * provider, model and key; criteria add to the default ones.
+   */
+  simulation: {
+    provider: "builtin" | "openai" | "anthropic" | null;
+    model: string;
+    base_url: string;
+    temperature: number;
+    criteria: { key: string; description: string; required: boolean }[];
+  };
   voice: {
     provider: "simulated";
     accounts: { id: string; phone_numbers: string[] }[];
@@ -95,6 +123,8 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
   const agent = input.agent ?? {};
   const provider = agent.provider ?? "builtin";
   const voice = input.voice ?? {};
+  const simulation = input.simulation ?? {};
+  const simulationProvider = simulation.provider ?? null;
   return {
     agent: {
       provider,
@@ -113,6 +143,13 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
     conversation: { lock_on_end: input.conversation?.lock_on_end ?? false },
     pricing: { message_usd: input.pricing?.message_usd ?? 0, voice_minute_usd: input.pricing?.voice_minute_usd ?? 0 },
     json_input: input.json_input?.schema ? { schema: input.json_input.schema } : {},
+    simulation: {
+      provider: simulationProvider,
+      model: simulation.model ?? (simulationProvider === "builtin" ? "builtin-persona-1" : ""),
+      base_url: simulation.base_url ?? (simulationProvider ? defaultBaseUrls[simulationProvider] : ""),
+      temperature: simulation.temperature ?? 0.7,
+      criteria: (simulation.criteria ?? []).map((criterion) => ({ ...criterion, required: criterion.required ?? true })),
+    },
     voice: {
       provider: voice.provider ?? "simulated",
       accounts: voice.accounts ?? [],
@@ -129,10 +166,39 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
 
 export interface ProjectSecrets {
   agentApiKey?: string;
+  simulationApiKey?: string;
 }
 
 export function splitSecrets(input: ProjectConfigInput): { config: ProjectConfig; secrets: ProjectSecrets } {
   const config = withDefaults(input);
   const apiKey = input.agent?.api_key;
-  return { config, secrets: apiKey ? { agentApiKey: apiKey } : {} };
+  const simulationApiKey = input.simulation?.api_key;
+  return { config, secrets: { ...(apiKey ? { agentApiKey: apiKey } : {}), ...(simulationApiKey ? { simulationApiKey } : {}) } };
+}
+
+/** The criteria every simulation is judged by; a project's `simulation.criteria` add to them. */
+export const DEFAULT_SIMULATION_CRITERIA: readonly { key: string; description: string; required: boolean }[] = [
+  { key: "task_completion", description: "The agent helped the user with what they came for: each request got a substantive answer.", required: true },
+  { key: "stays_on_topic", description: "The agent's replies stay on the conversation's topic and answer what the user asked.", required: true },
+  { key: "no_repetition", description: "The agent does not repeat a reply it already gave.", required: true },
+];
+
+/** Versions stored before simulations existed have no `simulation` section: they get its defaults. */
+export function simulationSettingsOf(config: ProjectConfig): ProjectConfig["simulation"] {
+  return (config as Partial<ProjectConfig>).simulation ?? withDefaults({}).simulation;
+}
+
+/** A criterion's key names it in every evaluation: unique, and not one of the default criteria it would shadow. */
+export function checkSimulationCriteria(input: ProjectConfigInput): void {
+  const seen = new Set(DEFAULT_SIMULATION_CRITERIA.map((criterion) => criterion.key));
+  for (const [index, criterion] of (input.simulation?.criteria ?? []).entries()) {
+    if (seen.has(criterion.key)) {
+      throw valueError(
+        ["body", "config", "simulation", "criteria", index, "key"],
+        `criterion key '${criterion.key}' is already used (by a default criterion or an earlier entry)`,
+        criterion.key,
+      );
+    }
+    seen.add(criterion.key);
+  }
 }

@@ -3,7 +3,7 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
 
 export interface ResolvedProject {
@@ -18,7 +18,7 @@ export interface ProjectView {
   organization_id: string;
   name: string;
   config_version_id: string;
-  config: ProjectConfig & { agent: { api_key_set: boolean } };
+  config: ProjectConfig & { agent: { api_key_set: boolean }; simulation: { api_key_set: boolean } };
   versions: { id: string; version: number; created_at: string }[];
 }
 
@@ -68,12 +68,17 @@ export class ProjectService {
     const current = await this.store.findVersion(project.id, project.current_config_version_id);
     if (!current) throw new NotFoundError("Project not found");
     const versions = await this.store.listVersionIds(project.id);
+    const secrets = this.openSecrets(current);
     return {
       id: project.id,
       organization_id: project.organization_id,
       name: project.name,
       config_version_id: current.id,
-      config: { ...current.config, agent: { ...current.config.agent, api_key_set: current.encrypted_secrets !== null } },
+      config: {
+        ...current.config,
+        agent: { ...current.config.agent, api_key_set: secrets.agentApiKey !== undefined },
+        simulation: { ...simulationSettingsOf(current.config), api_key_set: secrets.simulationApiKey !== undefined },
+      },
       versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
     };
   }
@@ -116,8 +121,11 @@ export class ProjectService {
       const problem = checkJsonSchema(schema);
       if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
     }
+    checkSimulationCriteria(input);
     const { config, secrets } = splitSecrets(input);
-    const encryptedSecrets = secrets.agentApiKey ? this.secretBox.seal(JSON.stringify(secrets)) : previousSecrets;
-    return { config, encryptedSecrets };
+    if (Object.keys(secrets).length === 0) return { config, encryptedSecrets: previousSecrets };
+    // Keys are write-only: a version that sets one of them keeps the others of the version before.
+    const previous = previousSecrets ? (JSON.parse(this.secretBox.open(previousSecrets)) as ProjectSecrets) : {};
+    return { config, encryptedSecrets: this.secretBox.seal(JSON.stringify({ ...previous, ...secrets })) };
   }
 }

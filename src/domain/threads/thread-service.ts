@@ -95,6 +95,14 @@ export class ThreadService {
     return { thread_id: id };
   }
 
+  /** A SIMULATION thread of the project, with the source thread's context and time zone (nothing to validate: both are). */
+  async createSimulationThread(source: ThreadRecord, projectId: string): Promise<string> {
+    const id = uuidv7();
+    const { organization_id: organizationId, timezone, context } = source;
+    await this.store.create({ id, organizationId, type: "SIMULATION", alias: null, timezone, projectId, context });
+    return id;
+  }
+
   async find(organizationId: string, threadId: string): Promise<ThreadRecord | undefined> {
     return this.store.find(organizationId, threadId);
   }
