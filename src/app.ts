@@ -150,7 +150,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...adminRoutes(organizations, projects),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
       ...voiceRoutes(voice.calls),
-      ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
+      ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });

@@ -1,4 +1,5 @@
 import { DomainError, RateLimitedError, RequestValidationError } from "../domain/errors.js";
+import { nulRefusal } from "../domain/storable-text.js";
 import { isConnectionFailure } from "../store/db.js";
 
 export interface MappedError {
@@ -22,7 +23,7 @@ export function mapError(error: unknown): MappedError {
     return { status: 400, headers: {}, body: { detail: "There was an error parsing the body" } };
   }
   // PostgreSQL refuses U+0000 in text (22021) and in jsonb (22P05); such input can only come from the request.
-  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: "Text must not contain NUL (U+0000) characters" } };
+  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: nulRefusal } };
   if (isConnectionFailure(error)) return { status: 503, headers: { "retry-after": "1" }, body: { detail: "Database unavailable, try again shortly" } };
   return { status: 500, headers: {}, body: { detail: "Internal Server Error" } };
 }

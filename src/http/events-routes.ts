@@ -6,6 +6,7 @@ import type { CallService } from "../domain/calls.js";
 import { assertThreadAccess, type Authenticator } from "../domain/credentials.js";
 import { NotFoundError, RequestValidationError } from "../domain/errors.js";
 import type { EventsService } from "../domain/events.js";
+import { containsNul, nulRefusal } from "../domain/storable-text.js";
 import type { ThreadService } from "../domain/threads.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
 import type { ValidationIssue } from "./validation/issues.js";
@@ -27,11 +28,18 @@ const windowMs = 10_000;
 const maxTurnCharacters = 32_000;
 
 const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
-const EventsQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
+// A seq past 2^53 cannot be told apart from its neighbours in a JavaScript number, and one past 2^63 fails the
+// database's bigint: refused here, before the upgrade, rather than failing the socket's first read.
+const EventsQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096 })),
+  after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
 const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: Type.Boolean({ default: false }) });
+const ThreadPath = Type.Object({ thread_id: Type.String({ maxLength: 200 }) });
+const CallPath = Type.Object({ call_id: Type.String({ maxLength: 200 }) });
 
-function validated<T>(schema: Parameters<typeof validatePart>[0], raw: unknown): T {
-  const { value, issues } = validatePart(schema, raw, "query");
+function validated<T>(schema: Parameters<typeof validatePart>[0], raw: unknown, location: "path" | "query" = "query"): T {
+  const { value, issues } = validatePart(schema, raw, location);
   if (issues.length > 0) throw new RequestValidationError(issues);
   return value as T;
 }
@@ -70,11 +78,36 @@ function guard(socket: WebSocket, pingMs: number, limits: { bytes: number; perWi
     }
     count += 1;
     if (bytes > limits.bytes || count > limits.perWindow) {
-      socket.close(1008, bytes > limits.bytes ? "message too large" : "too many messages");
+      socket.close(1008, bytes > limits.bytes ? tooLarge : "too many messages");
       return false;
     }
     return true;
   };
+}
+
+const tooLarge = "message too large";
+
+/**
+ * `ws` refuses a frame over `maxPayload` itself, as soon as its header announces the length, and closes with 1009.
+ * Parley's documented code for every frame over a limit is 1008, whichever layer notices, so the socket's close
+ * is given that code for this one case.
+ */
+function closeOversizeWith1008(socket: WebSocket): void {
+  const close = socket.close.bind(socket);
+  socket.close = (code?: number, reason?: string | Buffer) => (code === 1009 ? close(1008, tooLarge) : close(code, reason));
+}
+
+/**
+ * Errors on an open socket: `ws` reports a client's protocol violations (oversize or malformed frames, codes
+ * `WS_ERR_…`) after it has begun closing with the right code; those are the client's fault and logged at warn.
+ */
+function onSocketError(error: Error & { code?: unknown }, socket: WebSocket, request: FastifyRequest): void {
+  if (typeof error.code === "string" && error.code.startsWith("WS_ERR_")) {
+    request.log.warn({ code: error.code, reason: error.message }, "a WebSocket client broke the protocol");
+    return;
+  }
+  request.log.error({ err: error }, "WebSocket failed");
+  socket.terminate();
 }
 
 /** A frame's bytes: `ws` hands over one Buffer unless a socket's binaryType was changed, which Parley never does. */
@@ -94,6 +127,7 @@ function parseTurn(text: string): WebCallClientMessage | string {
   const { type, text: turn } = message as { type?: unknown; text?: unknown };
   if (type === "hangup") return { type: "hangup" };
   if (type !== "user_message") return 'type must be "user_message" or "hangup"';
+  if (containsNul(turn)) return nulRefusal;
   if (typeof turn !== "string" || turn.trim() === "" || turn.length > maxTurnCharacters) return `text must be 1 to ${maxTurnCharacters} characters`;
   return { type: "user_message", text: turn };
 }
@@ -105,7 +139,7 @@ function parseTurn(text: string): WebCallClientMessage | string {
  */
 export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
-    await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes } });
+    await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes }, errorHandler: onSocketError });
     const eventsAccess = new WeakMap<FastifyRequest, { threadId: string; after: number | undefined }>();
     const joins = new WeakMap<FastifyRequest, { call: ProviderCall; audio: boolean }>();
 
@@ -117,6 +151,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
         logLevel: "warn",
         preValidation: async (request) => {
           rejectPlainHttp(request);
+          validated(ThreadPath, request.params, "path");
           const query = validated<{ token?: string; after?: number }>(EventsQuery, request.query);
           const credential = request.headers.authorization ?? query.token;
           if (credential === undefined) throw new RequestValidationError([missingAuthorization]);
@@ -129,6 +164,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
       (socket, request) => {
         const access = eventsAccess.get(request);
         if (!access) return socket.close(1011, "not authorized");
+        closeOversizeWith1008(socket);
         let subscription: { close(): void; poke(): void } | undefined;
         let closed = false;
         const allow = guard(socket, options.pingMs, eventsInbound, () => subscription?.poke());
@@ -142,9 +178,15 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
           subscription?.close();
         });
         void options.events
-          .subscribe(access.threadId, access.after, (event) => {
-            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
-          })
+          .subscribe(
+            access.threadId,
+            access.after,
+            (event) => {
+              if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+            },
+            // The client reconnects with ?after= its last seq and misses nothing; a mute socket would never know.
+            () => socket.close(1011, "reading events failed"),
+          )
           .then((opened) => {
             subscription = opened;
             if (closed) opened.close();
@@ -163,6 +205,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
         logLevel: "warn",
         preValidation: async (request) => {
           rejectPlainHttp(request);
+          validated(CallPath, request.params, "path");
           const query = validated<{ token: string; audio: boolean }>(JoinQuery, request.query);
           joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
         },
@@ -170,6 +213,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
       (socket, request) => {
         const join = joins.get(request);
         if (!join) return socket.close(1011, "not authorized");
+        closeOversizeWith1008(socket);
         const connection = options.calls.join(
           join.call,
           {

@@ -100,7 +100,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
     exposeHeadRoutes: false,
-    routerOptions: { querystringParser: parseQuery },
+    // find-my-way answers 404 for a path parameter over 100 characters by default; the request head (16 KiB) is
+    // the real bound, so ids of any length reach their route, whose schema refuses those over 200 with a 422.
+    routerOptions: { querystringParser: parseQuery, maxParamLength: 16 * 1024 },
     genReqId: (request) => requestIdOf(request.headers),
     // Node's server as Fastify makes it, with answers from memory tried before Fastify routes a request.
     serverFactory: (handler) => {
