@@ -18,6 +18,9 @@ import { createVoice } from "./domain/voice.js";
 import type { VoiceSettings } from "./domain/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
+import { adminListingRoutes } from "./http/admin-listing-routes.js";
+import { AdminDirectory } from "./domain/access/admin-directory.js";
+import { AdminStore } from "./store/admin-store.js";
 import { callRoutes } from "./http/call-routes.js";
 import { socketRoutes } from "./http/events-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
@@ -148,6 +151,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...chatRoutes(chat, invalidations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
+      ...adminListingRoutes(new AdminDirectory(db, new AdminStore(db), organizationsStore, invalidations)),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
       ...voiceRoutes(voice.calls),
       ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),

@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { serve } from "./main.js";
 
 const usage = `parley: run and administer a Parley server
 
@@ -70,6 +69,8 @@ async function run(args: string[]): Promise<unknown> {
 
 const args = process.argv.slice(2);
 if (args[0] === "serve") {
+  // The server's graph (Fastify, PGlite, the providers) takes seconds to load: only `serve` pays for it.
+  const { serve } = await import("./main.js");
   await serve();
 } else {
   try {
