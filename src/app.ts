@@ -96,7 +96,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const conversations = new ConversationsStore(db);
   const messages = new MessagesStore(db);
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
-  const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
+  const llm: LlmFactory = (agent, apiKey, context) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs }, context);
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
