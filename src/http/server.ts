@@ -10,6 +10,7 @@ import type { Authenticator, Caller } from "../domain/credentials.js";
 import type { RateLimits } from "../domain/rate-limits.js";
 import { BadRequestError, RequestValidationError } from "../domain/errors.js";
 import { mapError } from "./error-mapper.js";
+import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
 import type { MemoryAnswer, RouteDefinition } from "./route.js";
@@ -203,13 +204,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.code(404).send({ detail: "Not Found" });
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Parley", version: "1.0.0", description: "Self-hostable conversational-AI service." },
-      components: { securitySchemes: { authorization: { type: "apiKey", in: "header", name: "Authorization" } } },
-    },
-  });
+  // The `x-` keys go into the document as they are; a variable rather than a literal, since the plugin's type lists none.
+  const openapi = {
+    openapi: "3.1.0",
+    info: { title: "Parley", version: "1.0.0", description: openapiExtensions.description },
+    components: { securitySchemes: { authorization: { type: "apiKey" as const, in: "header", name: "Authorization" } } },
+    "x-websockets": openapiExtensions["x-websockets"],
+    "x-streams": openapiExtensions["x-streams"],
+  };
+  await app.register(fastifySwagger, { openapi });
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
   for (const definition of options.routes) {
