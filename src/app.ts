@@ -41,7 +41,6 @@ import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./store/db.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
-import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
 import { ThreadsStore } from "./store/threads-store.js";
@@ -63,7 +62,10 @@ export interface AppOptions {
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  // Loaded only for the embedded database: PGlite's module alone holds tens of megabytes an instance on PostgreSQL never uses.
+  const { openPglite } = await import("./store/pglite-db.js");
+  return openPglite(config.dataDir);
 }
 
 /** The composition root: every store, provider and service is made here from the config and wired together. */

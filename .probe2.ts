@@ -1,0 +1,12 @@
+import { readFileSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+const rss = () => (Number(/VmRSS:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))![1]) / 1024).toFixed(0);
+const opts = JSON.parse(process.argv[2] ?? "{}");
+const before = rss();
+const pg = await PGlite.create({ dataDir: "/tmp/memtest/pgonly", ...(opts.trgm ? { extensions: { pg_trgm } } : {}), ...(opts.initialMemory ? { initialMemory: opts.initialMemory } : {}) });
+const heap = () => ((pg as unknown as { mod: { HEAP8: Uint8Array } }).mod.HEAP8.length / 1048576).toFixed(0);
+console.log(JSON.stringify(opts), "rss before", before, "after open", rss(), "heap", heap());
+await pg.query("select 1");
+console.log("after query rss", rss(), "heap", heap());
+process.exit(0);
