@@ -38,9 +38,13 @@ const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: 
 const ThreadPath = Type.Object({ thread_id: Type.String({ maxLength: 200 }) });
 const CallPath = Type.Object({ call_id: Type.String({ maxLength: 200 }) });
 
-function validated<T>(schema: Parameters<typeof validatePart>[0], raw: unknown, location: "path" | "query" = "query"): T {
-  const { value, issues } = validatePart(schema, raw, location);
-  if (issues.length > 0) throw new RequestValidationError(issues);
+type Schema = Parameters<typeof validatePart>[0];
+
+/** The path's and the query's parameters, their issues reported together as FastAPI does; the query's value. */
+function validated<T>(path: [Schema, unknown], query: [Schema, unknown]): T {
+  const params = validatePart(path[0], path[1], "path");
+  const { value, issues } = validatePart(query[0], query[1], "query");
+  if (params.issues.length + issues.length > 0) throw new RequestValidationError([...params.issues, ...issues]);
   return value as T;
 }
 
@@ -151,8 +155,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
         logLevel: "warn",
         preValidation: async (request) => {
           rejectPlainHttp(request);
-          validated(ThreadPath, request.params, "path");
-          const query = validated<{ token?: string; after?: number }>(EventsQuery, request.query);
+          const query = validated<{ token?: string; after?: number }>([ThreadPath, request.params], [EventsQuery, request.query]);
           const credential = request.headers.authorization ?? query.token;
           if (credential === undefined) throw new RequestValidationError([missingAuthorization]);
           const caller = await options.authenticator.caller(credential, true);
@@ -205,8 +208,7 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
         logLevel: "warn",
         preValidation: async (request) => {
           rejectPlainHttp(request);
-          validated(CallPath, request.params, "path");
-          const query = validated<{ token: string; audio: boolean }>(JoinQuery, request.query);
+          const query = validated<{ token: string; audio: boolean }>([CallPath, request.params], [JoinQuery, request.query]);
           joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
         },
       },
