@@ -23,7 +23,8 @@ forEachVoiceDatabase("hostile frames and parameters on the WebSockets", (h) => {
   let app: App;
   before(async () => {
     logged = new LogLines();
-    app = await createApp(testConfig(h().database), { db: h().database.db, logger: pino({ level: "warn" }, logged), voice: testVoiceSettings });
+    // A join window long enough for a loaded machine: these tests are about what happens once the client is in.
+    app = await createApp(testConfig(h().database), { db: h().database.db, logger: pino({ level: "warn" }, logged), voice: { ...testVoiceSettings, webCallJoinTimeoutMs: 15_000 } });
     await app.server.ready();
     base = await listen(app);
   });
