@@ -18,6 +18,9 @@ import { createVoice } from "./voice-wiring.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
+import { adminListingRoutes } from "./http/admin-listing-routes.js";
+import { AdminDirectory } from "./domain/access/admin-directory.js";
+import { AdminStore } from "./store/admin-store.js";
 import { callRoutes } from "./http/call-routes.js";
 import { socketRoutes } from "./http/socket-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
@@ -43,7 +46,6 @@ import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
-import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
 import { ThreadsStore } from "./store/threads-store.js";
@@ -65,7 +67,10 @@ export interface AppOptions {
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  // Loaded only for the embedded database: PGlite's module alone holds tens of megabytes an instance on PostgreSQL never uses.
+  const { openPglite } = await import("./store/pglite-db.js");
+  return openPglite(config.dataDir);
 }
 
 /** The composition root: every store, provider and service is made here from the config and wired together. */
@@ -98,7 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const conversations = new ConversationsStore(db);
   const messages = new MessagesStore(db);
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
-  const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
+  const llm: LlmFactory = (agent, apiKey, context) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs }, context);
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
@@ -157,9 +162,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
+      ...adminListingRoutes(new AdminDirectory(db, new AdminStore(db), organizationsStore, invalidations)),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
-      ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
+      ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
