@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { UnavailableError } from "../domain/shared/errors.js";
-import type { Db } from "../store/db.js";
+import type { Db } from "../domain/shared/database.js";
 import type { HttpMetrics } from "./metrics.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";

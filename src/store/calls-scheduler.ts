@@ -1,7 +1,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import type { CallJobHandlers, CallJobs } from "../domain/calls/scheduling.js";
-import type { Db, Queryable } from "./db.js";
+import type { Db, Queryable } from "../domain/shared/database.js";
 
 const startQueue = "parley_call_start";
 const processingQueue = "parley_call_results";

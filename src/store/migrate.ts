@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Db } from "./db.js";
+import type { Db } from "../domain/shared/database.js";
 
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url));
 

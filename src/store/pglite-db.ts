@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import type { Db, NotificationHandler, Queryable } from "./db.js";
+import type { Db, NotificationHandler, Queryable } from "../domain/shared/database.js";
 
 /** The embedded default: PostgreSQL compiled to WebAssembly, data in a folder (or in memory for tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {

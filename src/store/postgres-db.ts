@@ -1,5 +1,6 @@
 import pg from "pg";
-import { isConnectionFailure, type Db, type Transaction } from "./db.js";
+import { isConnectionFailure } from "./db.js";
+import { type Db, type Transaction } from "../domain/shared/database.js";
 import { PostgresListener } from "./postgres-listener.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */

@@ -1,6 +1,7 @@
 import type { Evaluation, SimulateSettingsView, SimulationTurn, StopReason } from "../domain/simulations/simulation.js";
-import type { SimulationRecord, SimulationsStore } from "../domain/simulations/store.js";
-import { jsonParam, type Queryable } from "./db.js";
+import type { SimulationRecord, SimulationsRepository } from "../domain/simulations/simulations-repository.js";
+import type { Queryable } from "../domain/shared/database.js";
+import { jsonParam } from "./db.js";
 
 interface SimulationRow {
   id: string;
@@ -34,8 +35,8 @@ function recordOf(row: SimulationRow): SimulationRecord {
   };
 }
 
-/** Simulation runs in the `simulations` table of migration 007; every read and write is scoped to the organization. */
-export class PostgresSimulationsStore implements SimulationsStore {
+/** Simulation runs in the `simulations` table of migration 009; every read and write is scoped to the organization. */
+export class PostgresSimulationsStore implements SimulationsRepository {
   constructor(private readonly db: Queryable) {}
 
   async insert(run: Omit<SimulationRecord, "createdAt">): Promise<SimulationRecord> {

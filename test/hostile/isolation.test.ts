@@ -18,7 +18,7 @@ interface Probe {
   expected?: { status: number; body: unknown };
 }
 
-const events = endpoint("GET", "/threads/:thread_id/events");
+const events = () => endpoint("GET", "/threads/:thread_id/events");
 const theirAccountId = "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a";
 const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 
@@ -132,7 +132,7 @@ forEachDatabase("isolation between organizations", (h) => {
   test("every id, name and cursor of another organization is answered exactly as one that names nothing, and neither side changes", async () => {
     const before = [await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)];
     for (const probe of probes()) {
-      const target = probe.socket ? events : undefined;
+      const target = probe.socket ? events() : undefined;
       const foreign = await send(h(), target, probe.request(probe.foreign));
       const missing = await send(h(), target, probe.request(probe.missing));
       assert.ok(foreign.status >= 400 || probe.expected?.status === 200, `${probe.name}: ${foreign.status} ${foreign.body}`);

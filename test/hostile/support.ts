@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { InjectOptions } from "fastify";
+import type { FastifyInstance, InjectOptions } from "fastify";
 import WebSocket from "ws";
 import { acmeAgent } from "../support/fixtures.js";
-import pino from "pino";
-import { createApp } from "../../src/app.js";
 import { registeredRoutes, type RouteEntry } from "../../src/http/server.js";
-import { sharedPglite } from "../support/databases.js";
-import { adminKey, testConfig, type Harness, type TestResponse } from "../support/harness.js";
+import { adminKey, type Harness, type TestResponse } from "../support/harness.js";
 
 /**
  * Shared ground for the hostile-input suites: every route the server registers with a valid request for each, a
@@ -54,8 +51,12 @@ async function scheduleCall(h: Harness, apiKey: string, projectId: string, threa
   return ok(response, "scheduling a call").json<{ id: string }>().id;
 }
 
-/** A new organization with messages, cursors, two scheduled calls, a thread token, a spare key and a spare project. */
+/**
+ * A new organization with messages, cursors, two scheduled calls, a thread token, a spare key and a spare project;
+ * also fills `endpoints` from the server's routes.
+ */
 export async function buildWorld(h: Harness): Promise<World> {
+  catalogue(h.server);
   const { organizationId, apiKey, projectId } = await h.organization(hostileConfig);
   const threadId = await h.thread(apiKey);
   const otherThreadId = await h.thread(apiKey);
@@ -183,29 +184,25 @@ const samples: Record<string, Sample> = {
   "GET /openapi.json": {},
 };
 
-/** The routes as the server registers them (from the declarations, sockets included): no route escapes the suites. */
-async function registeredCatalogue(): Promise<RouteEntry[]> {
-  const database = await sharedPglite();
-  const app = await createApp(testConfig(database), { db: database.db, logger: pino({ level: "silent" }) });
-  await app.server.ready();
-  const routes = registeredRoutes(app.server);
-  await app.close();
-  return routes;
-}
-
-const catalogue = await registeredCatalogue();
 const methodsWithSamples = new Set<string>(["GET", "POST", "PUT", "DELETE"]);
 const keyOf = (entry: RouteEntry) => `${entry.method} ${entry.url}`;
 
+/** Every route the suite's server registers (sockets included) that has a valid request above: no route escapes. */
+export const endpoints: Endpoint[] = [];
 /** Registered routes that have no valid request above: each is a failing test until it gets one. */
-export const unsampledRoutes = catalogue.filter((entry) => !(keyOf(entry) in samples) || !methodsWithSamples.has(entry.method)).map(keyOf);
+export const unsampledRoutes: string[] = [];
 
-/** Every registered route with a valid request for each. */
-export const endpoints: Endpoint[] = catalogue.flatMap((entry) => {
-  const sample = samples[keyOf(entry)];
-  if (!sample || !methodsWithSamples.has(entry.method)) return [];
-  return [{ method: entry.method as Endpoint["method"], route: entry.url, access: entry.access, ...sample }];
-});
+/** Fills the two lists above from a server's route catalogue (`buildWorld` does it for each suite). */
+function catalogue(server: FastifyInstance): void {
+  const routes = registeredRoutes(server);
+  const sampled = routes.flatMap((entry) => {
+    const sample = samples[keyOf(entry)];
+    if (!sample || !methodsWithSamples.has(entry.method)) return [];
+    return [{ method: entry.method as Endpoint["method"], route: entry.url, access: entry.access, ...sample }];
+  });
+  endpoints.splice(0, endpoints.length, ...sampled);
+  unsampledRoutes.splice(0, unsampledRoutes.length, ...routes.filter((entry) => !(keyOf(entry) in samples) || !methodsWithSamples.has(entry.method)).map(keyOf));
+}
 
 export const nameOf = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.route}`;
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { changeTags } from "../../src/domain/cache/invalidation.js";
-import { ConversationsStore } from "../../src/store/messages-store.js";
+import { ConversationsStore } from "../../src/store/conversations-store.js";
 import { Notifier } from "../../src/store/notifier.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";

@@ -1,5 +1,5 @@
 import { cacheChannel } from "../../src/domain/cache/invalidation.js";
-import type { Db, ListenerStateHandler } from "../../src/store/db.js";
+import type { Db, ListenerStateHandler } from "../../src/domain/shared/database.js";
 
 /**
  * Runs a write made behind the apps' backs (straight SQL, as another instance would) and returns once the

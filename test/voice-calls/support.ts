@@ -5,7 +5,7 @@ import pino from "pino";
 import WebSocket from "ws";
 import { createApp, type App } from "../../src/app.js";
 import type { VoiceSettings } from "../../src/domain/calls/voice-settings.js";
-import type { Db } from "../../src/store/db.js";
+import type { Db } from "../../src/domain/shared/database.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { openedDatabases, type TestDatabase } from "../support/databases.js";
 import { acmeAgent } from "../support/fixtures.js";

@@ -1,5 +1,5 @@
-import type { OrganizationsStore } from "../../store/organizations-store.js";
-import type { SettingsStore } from "../../store/organizations-store.js";
+import type { OrganizationsRepository } from "../organizations/organizations-repository.js";
+import type { SettingsRepository } from "../organizations/organizations-repository.js";
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from "../shared/errors.js";
 import { changeTags } from "../cache/invalidation.js";
 import { hashCredential, sameSecret } from "./secrets.js";
@@ -27,11 +27,11 @@ export function credentialOf(header: string): string {
   return (match ? match[1]! : header).trim();
 }
 
-/** Turns an Authorization header into the caller it names, or refuses it (401). */
+/** Turns an Authorization header into the caller it names, or refuses it as unauthenticated. */
 export class Authenticator {
   constructor(
-    private readonly organizations: OrganizationsStore,
-    private readonly settings: SettingsStore,
+    private readonly organizations: OrganizationsRepository,
+    private readonly settings: SettingsRepository,
     private readonly tokens: ThreadTokens,
     private readonly configuredAdminKey: string | undefined,
     /** Valid keys by hash; revocations reach it through `Invalidations` (tag `api_key:<id>`). */
@@ -85,7 +85,7 @@ export class Authenticator {
     return cached.caller;
   }
 
-  /** The admin interface answers 404 when no admin key exists, so that it is invisible until enabled. */
+  /** The admin interface is not found when no admin key exists, so that it is invisible until enabled. */
   async admin(header: string | undefined): Promise<void> {
     const expectedHash = this.configuredAdminKey ? hashCredential(this.configuredAdminKey) : await this.settings.get(ADMIN_KEY_HASH_SETTING);
     if (!expectedHash) throw new NotFoundError("Not Found");

@@ -22,7 +22,7 @@ export interface RateLimitSettings {
 
 const minute = 60_000;
 
-/** Checks a caller against the per-key and per-organization limits; 429 with Retry-After when one is exceeded. */
+/** Checks a caller against the per-key and per-organization limits; rate-limited, with the wait, when one is exceeded. */
 export class RateLimits {
   constructor(
     private readonly limiter: RateLimiter,

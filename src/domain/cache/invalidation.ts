@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Db } from "../../store/db.js";
-import { threadEventsChannel } from "../../store/events-store.js";
+import type { Db } from "../shared/database.js";
+import { threadEventsChannel } from "../events/events-repository.js";
 import { TaggedCache } from "./tagged-cache.js";
 
 /** Channel of the NOTIFYs sent by the triggers of migration 005: the payload is the tag of what changed. */

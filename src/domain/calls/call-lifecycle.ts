@@ -1,9 +1,10 @@
 import type { Logger } from "pino";
 import type { CallEventSink, TranscriptItem } from "../../providers/voice/types.js";
-import type { CallRecord, CallsStore } from "../../store/calls-store.js";
-import type { Db, Queryable } from "../../store/db.js";
-import type { ConversationsStore, UsageStore } from "../../store/messages-store.js";
-import type { ThreadLocks } from "../../store/thread-locks.js";
+import type { CallRecord, CallsRepository } from "./calls-repository.js";
+import type { Db, Queryable } from "../shared/database.js";
+import type { ConversationsRepository } from "../chat/conversations-repository.js";
+import type { UsageRepository } from "../threads/usage-repository.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "../events/events-service.js";
@@ -16,9 +17,9 @@ import { roleOfSpeaker } from "../../providers/voice/speakers.js";
 
 export interface CallLifecycleStores {
   db: Db;
-  calls: CallsStore;
-  conversations: ConversationsStore;
-  usage: UsageStore;
+  calls: CallsRepository;
+  conversations: ConversationsRepository;
+  usage: UsageRepository;
 }
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;

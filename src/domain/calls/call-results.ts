@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { renderRecording, type TranscriptEntry } from "../../providers/voice/recording.js";
 import type { SpeechSynthesizer } from "../../providers/voice/speech.js";
-import type { CallRecord, CallsStore } from "../../store/calls-store.js";
+import type { CallRecord, CallsRepository } from "./calls-repository.js";
 import { analyzeCall, type CallAnalysis } from "./call-analysis.js";
 import type { LlmFactory } from "../chat/chat-service.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
@@ -18,7 +18,7 @@ export class CallResults {
   private synthesizer: Promise<SpeechSynthesizer> | undefined;
 
   constructor(
-    private readonly calls: CallsStore,
+    private readonly calls: CallsRepository,
     private readonly projects: ProjectService,
     private readonly storage: RecordingStorage,
     private readonly speech: () => Promise<SpeechSynthesizer>,

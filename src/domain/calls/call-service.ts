@@ -2,9 +2,9 @@ import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
 import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
 import type { ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
-import type { CallFilters, CallRecord, CallsStore } from "../../store/calls-store.js";
-import type { Db } from "../../store/db.js";
-import type { ThreadLocks } from "../../store/thread-locks.js";
+import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
+import type { Db } from "../shared/database.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { callerLineFor, normalizeCallee } from "./call-numbers.js";
 import type { CallResults } from "./call-results.js";
@@ -41,7 +41,7 @@ export interface CallListQuery {
 
 export interface CallServiceDeps {
   db: Db;
-  calls: CallsStore;
+  calls: CallsRepository;
   threads: ThreadService;
   projects: ProjectService;
   lifecycle: CallLifecycle;
@@ -222,7 +222,7 @@ export class CallService {
     );
   }
 
-  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request gets a 502. */
+  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request fails upstream. */
   private async place(call: CallRecord, create: (request: ProviderCall) => Promise<void>): Promise<void> {
     try {
       await create(await this.providerCall(call));

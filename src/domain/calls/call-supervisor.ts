@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { VoiceProvider } from "../../providers/voice/types.js";
-import { callEndedChannel, type CallsStore } from "../../store/calls-store.js";
-import type { Db } from "../../store/db.js";
+import { callEndedChannel, type CallsRepository } from "./calls-repository.js";
+import type { Db } from "../shared/database.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
 
@@ -32,7 +32,7 @@ export class CallSupervisor {
 
   constructor(
     private readonly db: Db,
-    private readonly calls: CallsStore,
+    private readonly calls: CallsRepository,
     private readonly lifecycle: CallLifecycle,
     private readonly provider: VoiceProvider,
     private readonly options: CallSupervisorOptions,

@@ -1,4 +1,4 @@
-import type { CallRecord, CallUtterance } from "../../store/calls-store.js";
+import type { CallRecord, CallUtterance } from "./calls-repository.js";
 import { cursorObject, invalidCursor } from "../shared/cursors.js";
 import { speakerLabel, speakerOfRole } from "../../providers/voice/speakers.js";
 

@@ -60,7 +60,7 @@ export class RecordingUrlSigner {
  * served: `bytes=0-99`, `bytes=100-` (to the end) or `bytes=-500` (the last 500 bytes), with the end clamped to the
  * size. Returns undefined when the header is absent, invalid, of another unit or asks for several ranges: the
  * RFC lets a server ignore such a header and send the whole representation with 200. Returns "unsatisfiable"
- * (416) when the range starts at or past the end, or is the empty suffix `bytes=-0`.
+ * when the range starts at or past the end, or is the empty suffix `bytes=-0`.
  */
 export function parseRangeHeader(header: string | undefined, size: number): ByteRange | "unsatisfiable" | undefined {
   if (header === undefined) return undefined;

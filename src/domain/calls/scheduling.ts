@@ -1,4 +1,4 @@
-import type { Queryable } from "../../store/db.js";
+import type { Queryable } from "../shared/database.js";
 
 /** What the durable jobs of calls run; both must be idempotent, as a job may be delivered more than once. */
 export interface CallJobHandlers {

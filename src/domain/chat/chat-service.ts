@@ -1,8 +1,8 @@
 import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
-import type { ConversationsStore } from "../../store/messages-store.js";
-import type { ThreadRecord } from "../../store/threads-store.js";
-import type { ThreadLocks } from "../../store/thread-locks.js";
-import type { TurnsStore } from "../../store/turns-store.js";
+import type { ConversationsRepository } from "./conversations-repository.js";
+import type { ThreadRecord } from "../threads/threads-repository.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { TurnsRepository } from "./turns-repository.js";
 import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";
 import { uuidv7 } from "../shared/ids.js";
@@ -55,8 +55,8 @@ export class ChatService {
   constructor(
     private readonly threads: ThreadService,
     private readonly projects: ProjectService,
-    private readonly conversations: ConversationsStore,
-    private readonly turns: TurnsStore,
+    private readonly conversations: ConversationsRepository,
+    private readonly turns: TurnsRepository,
     private readonly locks: ThreadLocks,
     private readonly llm: LlmFactory,
     /** Kept under the thread's setup tag and the organization's (a new project version): a turn usually starts with no look-up. */

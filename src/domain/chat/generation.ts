@@ -2,7 +2,7 @@ import type { AgentTask, LlmProvider, PromptMessage } from "../../providers/llm/
 import { ProviderError } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
 
-/** Runs the provider to the end, passing each delta on; a provider failure becomes a 502 (504 when it timed out). */
+/** Runs the provider to the end, passing each delta on; a provider failure becomes an upstream error (timed out, when it was). */
 export async function generateText(
   provider: LlmProvider,
   messages: PromptMessage[],

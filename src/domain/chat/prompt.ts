@@ -1,5 +1,5 @@
 import type { PromptMessage } from "../../providers/llm/types.js";
-import type { MessageRecord } from "../../store/messages-store.js";
+import type { MessageRecord } from "../history/messages-repository.js";
 
 /** `{{key}}` filled from the thread's JSON context; unknown keys become empty, objects their JSON. */
 export function fillTemplate(template: string, context: Record<string, unknown>): string {

@@ -1,4 +1,5 @@
-import type { ConversationsStore, MessagesStore } from "../../store/messages-store.js";
+import type { MessagesRepository } from "../history/messages-repository.js";
+import type { ConversationsRepository } from "./conversations-repository.js";
 import type { LlmFactory } from "./chat-service.js";
 import { NotFoundError } from "../shared/errors.js";
 import { generateText } from "./generation.js";
@@ -14,8 +15,8 @@ export class SummaryService {
   constructor(
     private readonly threads: ThreadService,
     private readonly projects: ProjectService,
-    private readonly conversations: ConversationsStore,
-    private readonly messages: MessagesStore,
+    private readonly conversations: ConversationsRepository,
+    private readonly messages: MessagesRepository,
     private readonly llm: LlmFactory,
   ) {}
 

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { Db, Queryable } from "../../store/db.js";
-import { threadEventsChannel, type EventsStore, type ThreadEventRecord } from "../../store/events-store.js";
+import type { Db, Queryable } from "../shared/database.js";
+import { threadEventsChannel, type EventsRepository, type ThreadEventRecord } from "./events-repository.js";
 
 export type EventType = "web_call.ready" | "call.updated" | "message.created";
 
@@ -34,7 +34,7 @@ export class EventsService {
 
   constructor(
     private readonly db: Db,
-    private readonly store: EventsStore,
+    private readonly store: EventsRepository,
     private readonly log: Logger,
     /** Events older than this are deleted (a replay reaches back no further); 0 keeps them all. */
     private readonly retentionHours: number,

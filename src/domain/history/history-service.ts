@@ -1,10 +1,11 @@
-import type { ConversationsStore, MessageRecord, MessagesStore } from "../../store/messages-store.js";
+import type { MessageRecord, MessagesRepository } from "./messages-repository.js";
+import type { ConversationsRepository } from "../chat/conversations-repository.js";
 import { decodeCursor, encodeCursor } from "../shared/cursors.js";
 import { changeTags } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
-import type { ThreadRecord } from "../../store/threads-store.js";
+import type { ThreadRecord } from "../threads/threads-repository.js";
 
 export interface MessageView {
   message_id: string;
@@ -59,8 +60,8 @@ export class HistoryService {
   constructor(
     private readonly threads: ThreadService,
     private readonly projects: ProjectService,
-    private readonly conversations: ConversationsStore,
-    private readonly messages: MessagesStore,
+    private readonly conversations: ConversationsRepository,
+    private readonly messages: MessagesRepository,
     /** Rendered pages by organization, thread and query, invalidated by thread and by organization. */
     private readonly renderedPages: TaggedCache<Buffer>,
   ) {}

@@ -1,4 +1,4 @@
-import type { MessagesStore } from "../../store/messages-store.js";
+import type { MessagesRepository } from "./messages-repository.js";
 import type { ThreadService } from "../threads/thread-service.js";
 
 export interface LegacyMessage {
@@ -14,7 +14,7 @@ export interface LegacyMessage {
  */
 export async function legacyConversations(
   threads: ThreadService,
-  messages: MessagesStore,
+  messages: MessagesRepository,
   organizationId: string,
   threadId: string,
   page: number,

@@ -1,4 +1,4 @@
-import type { SettingsStore } from "../../store/organizations-store.js";
+import type { SettingsRepository } from "./organizations-repository.js";
 import { ADMIN_KEY_HASH_SETTING } from "../access/credentials.js";
 import type { OrganizationService } from "./organization-service.js";
 import type { ProjectConfigInput } from "../projects/project-config.js";
@@ -36,7 +36,7 @@ export const demoProjectConfig: ProjectConfigInput = {
 export async function runFirstStart(
   organizations: OrganizationService,
   projects: ProjectService,
-  settings: SettingsStore,
+  settings: SettingsRepository,
 ): Promise<FirstStartKeys | undefined> {
   if ((await organizations.count()) > 0) return undefined;
   const claim = newCredential("");

@@ -1,5 +1,5 @@
-import type { Db } from "../../store/db.js";
-import type { OrganizationsStore } from "../../store/organizations-store.js";
+import type { Db } from "../shared/database.js";
+import type { OrganizationsRepository } from "./organizations-repository.js";
 import { NotFoundError } from "../shared/errors.js";
 import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import { uuidv7 } from "../shared/ids.js";
@@ -8,7 +8,7 @@ import { hashCredential, newCredential, redact } from "../access/secrets.js";
 export class OrganizationService {
   constructor(
     private readonly db: Db,
-    private readonly store: OrganizationsStore,
+    private readonly store: OrganizationsRepository,
     private readonly invalidations: Invalidations,
   ) {}
 

@@ -1,5 +1,5 @@
-import type { Db } from "../../store/db.js";
-import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../../store/projects-store.js";
+import type { Db } from "../shared/database.js";
+import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./projects-repository.js";
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
@@ -30,7 +30,7 @@ export class ProjectService {
 
   constructor(
     private readonly db: Db,
-    private readonly store: ProjectsStore,
+    private readonly store: ProjectsRepository,
     private readonly secretBox: SecretBox,
   ) {}
 
@@ -91,7 +91,7 @@ export class ProjectService {
     return this.store.findById(id, organizationId);
   }
 
-  /** The project's current version, or the version asked for (404 when it is not one of this project's). */
+  /** The project's current version, or the version asked for (not found when it is not one of this project's). */
   /** The organization's project `projectId` with its configuration (the current version unless one is named). */
   async resolveById(organizationId: string, projectId: string, configVersionId?: string): Promise<ResolvedProject> {
     const project = await this.findById(organizationId, projectId);

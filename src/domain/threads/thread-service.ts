@@ -1,4 +1,4 @@
-import type { ThreadRecord, ThreadsStore } from "../../store/threads-store.js";
+import type { ThreadRecord, ThreadsRepository } from "./threads-repository.js";
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { jsonSchemaProblem, maxJsonDepth, nestedDeeperThan } from "../shared/json-schema.js";
@@ -58,7 +58,7 @@ export class ThreadService {
   private readonly contextListeners: ((threadId: string) => void)[] = [];
 
   constructor(
-    private readonly store: ThreadsStore,
+    private readonly store: ThreadsRepository,
     private readonly projects: ProjectService,
     private readonly tokens: ThreadTokens,
   ) {}

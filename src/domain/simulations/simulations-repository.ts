@@ -16,8 +16,8 @@ export interface SimulationRecord {
   createdAt: Date;
 }
 
-/** The port the simulation service needs; store/simulations-store.ts implements it in SQL. */
-export interface SimulationsStore {
+/** The repository the simulation service needs; store/simulations-store.ts implements it in SQL. */
+export interface SimulationsRepository {
   insert(run: Omit<SimulationRecord, "createdAt">): Promise<SimulationRecord>;
   /** Sets the evaluation of a stored run (judged after the run was stored). */
   setEvaluation(organizationId: string, id: string, evaluation: Evaluation): Promise<void>;
