@@ -77,7 +77,7 @@ export class SimulationService {
     private readonly threads: ThreadService,
     private readonly chat: ChatService,
     private readonly llm: LlmFactory,
-    private readonly runs: SimulationsRepository,
+    private readonly store: SimulationsRepository,
   ) {}
 
   async run(request: SimulationRequest): Promise<SimulationResult> {
@@ -104,7 +104,7 @@ export class SimulationService {
     const { turns, stopReason, last } = await this.converse(request, user, agent);
     const outcome: SimulationOutcome = { id, thread_id: threadId, turns, stop_reason: stopReason };
     if (threadId) {
-      await this.runs.insert({
+      await this.store.insert({
         id,
         organizationId: request.organizationId,
         projectId: resolved.project.id,
@@ -120,7 +120,7 @@ export class SimulationService {
     }
     if (settings.evaluate) {
       outcome.evaluation = await this.evaluate(resolved, { turns, stopReason, persona: settings, criteria: this.criteria(resolved) });
-      if (threadId) await this.runs.setEvaluation(request.organizationId, id, outcome.evaluation);
+      if (threadId) await this.store.setEvaluation(request.organizationId, id, outcome.evaluation);
     }
     return {
       message: last.message,
@@ -132,7 +132,7 @@ export class SimulationService {
   }
 
   async get(organizationId: string, id: string): Promise<SimulationRunView> {
-    const record = /^[0-9a-f-]{36}$/i.test(id) ? await this.runs.find(organizationId, id) : undefined;
+    const record = /^[0-9a-f-]{36}$/i.test(id) ? await this.store.find(organizationId, id) : undefined;
     if (!record) throw new NotFoundError("Simulation not found");
     return runView(record);
   }

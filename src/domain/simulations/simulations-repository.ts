@@ -16,7 +16,7 @@ export interface SimulationRecord {
   createdAt: Date;
 }
 
-/** The repository the simulation service needs; store/simulations-store.ts implements it in SQL. */
+/** The port the simulation service needs; store/simulations-store.ts implements it in SQL. */
 export interface SimulationsRepository {
   insert(run: Omit<SimulationRecord, "createdAt">): Promise<SimulationRecord>;
   /** Sets the evaluation of a stored run (judged after the run was stored). */
