@@ -41,6 +41,7 @@ import { OrganizationsStore, SettingsStore } from "./store/organizations-store.j
 import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
+import { SearchIndexer } from "./store/search-indexer.js";
 import { ThreadsStore } from "./store/threads-store.js";
 
 export interface App {
@@ -156,6 +157,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await voice.start();
+  const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
+  searchIndexer.start();
 
   return {
     server,
@@ -168,6 +171,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await server.close();
       clearTimeout(cut);
       await voice.close();
+      await searchIndexer.stop();
       await invalidations.stop();
       await notifier.close();
       await locks.close();

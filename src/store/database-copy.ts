@@ -204,6 +204,9 @@ export async function copyDatabase(source: Db, target: Db, options: CopyOptions 
     await requireEmpty(tx, tables);
     if (withJobs && (await schemaExists(tx, jobSchema))) await requireEmpty(tx, (await tablesOf(tx, jobSchema, ["version"])));
     const jobTargetTables = withJobs ? await prepareJobQueues(source, tx) : [];
+    // The rows arrive as they are, derived tables included (the search queue and index): the triggers that derive
+    // them, or announce changes to running instances, stay silent during the copy.
+    for (const table of tables) await tx.query(`ALTER TABLE ${qualified(table)} DISABLE TRIGGER USER`);
     const copied = { rows: 0 };
     const copyTable = async (table: TableSpec, tableTotal: number) => {
       let tableRows = 0;
@@ -221,6 +224,7 @@ export async function copyDatabase(source: Db, target: Db, options: CopyOptions 
       await copyTable(table, sourceTable ? (totals.get(sourceTable) ?? 0) : 0);
     }
 
+    for (const table of tables) await tx.query(`ALTER TABLE ${qualified(table)} ENABLE TRIGGER USER`);
     const verified: TableVerification[] = [];
     const queueTable = withJobs ? (await tablesOf(source, jobSchema, [])).filter((table) => table.name === "queue") : [];
     for (const table of [...tables, ...queueTable, ...jobTargetTables]) {
