@@ -1,0 +1,33 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { migrate } from "../src/store/migrate.js";
+import { openPostgres } from "../src/store/postgres-db.js";
+import { MessagesStore } from "../src/store/messages-store.js";
+import { fillThread } from "./lib/bulk.js";
+const admin = new pg.Client("postgres://postgres@127.0.0.1:5432/postgres");
+await admin.connect();
+await admin.query("DROP DATABASE IF EXISTS parley_bench_explain WITH (FORCE)");
+await admin.query("CREATE DATABASE parley_bench_explain");
+const url = "postgres://postgres@127.0.0.1:5432/parley_bench_explain";
+const db = openPostgres(url, 2);
+await migrate(db);
+const org = randomUUID(), project = randomUUID(), thread = "t-" + randomUUID();
+await db.query("INSERT INTO organizations (id, name) VALUES ($1, 'x')", [org]);
+await db.query("INSERT INTO projects (id, organization_id, name) VALUES ($1, $2, 'x')", [project, org]);
+await db.query("INSERT INTO threads (id, organization_id, type, timezone, project_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3)", [thread, org, project]);
+await fillThread((sql, params) => db.query(sql, params), thread, project, 100_000);
+const c = new pg.Client({ connectionString: url, options: "-c jit=off" }); await c.connect();
+const store = new MessagesStore(db);
+const time = async (label: string, f: () => Promise<unknown>) => { for (let i = 0; i < 300; i++) await f(); const t = performance.now(); for (let i = 0; i < 1000; i++) await f(); console.log(label, ((performance.now() - t) / 1000).toFixed(3), "ms"); };
+const plain = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
+for (let round = 0; round < 2; round++) {
+  await time("store", () => store.olderThanOrAt(thread, null, 20));
+  await time("plain", () => c.query({ name: "p", text: plain, values: [thread] }));
+}
+await c.query("SET plan_cache_mode = force_generic_plan");
+const q = `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, c.ended_at AS conversation_ended_at FROM messages m JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id WHERE m.thread_id = $1 AND ($2::bigint IS NULL OR m.seq <= $2) ORDER BY m.seq DESC LIMIT $3`;
+await c.query(`PREPARE s(text, bigint, int) AS ${q}`);
+console.log((await c.query(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE s('${thread}', NULL, 20)`)).rows.map(r => r["QUERY PLAN"]).join("\n"));
+console.log((await c.query(`EXPLAIN (ANALYZE, BUFFERS) ${plain.replace("$1", `'${thread}'`)}`)).rows.map(r => r["QUERY PLAN"]).join("\n"));
+await c.end(); await db.close();
+await admin.query("DROP DATABASE IF EXISTS parley_bench_explain WITH (FORCE)"); await admin.end();
