@@ -86,14 +86,14 @@ async function seed(app: App): Promise<Seeded> {
   calls.push(phone.json<{ id: string }>().id);
   const done = await waitForCall(request, apiKey, calls[0]!, processed, 60_000);
   assert.ok(done.recording_url, "the call has a recording");
-  // Far enough ahead to be still waiting when the copy is made; the copy must carry its job so that it runs there. Its
-  // thread is left out of the comparison, since the call may run while the copy is read.
+  // An hour ahead: still waiting when the copy is made, however slow the machine. The copy must carry its job; the test
+  // then brings the job forward on the target to see it run there. Its thread is left out of the comparison.
   const scheduledThread = (await request({ method: "POST", url: "/threads", headers: { authorization: apiKey }, payload: {} })).json<{ thread_id: string }>().thread_id;
   const scheduled = await request({
     method: "POST",
     url: `/voice/${scheduledThread}/phone-call`,
     headers: { authorization: apiKey },
-    payload: { callee: "+14155552672", project_id: project.id, scheduled_for: new Date(Date.now() + 3_000).toISOString() },
+    payload: { callee: "+14155552672", project_id: project.id, scheduled_for: new Date(Date.now() + 3_600_000).toISOString() },
   });
   assert.equal(scheduled.status, 200, scheduled.body);
   return { apiKey, secondKey, revokedKey: revoked.api_key, projectId: project.id, threads, calls, scheduledCall: scheduled.json<{ id: string }>().id };
@@ -183,7 +183,11 @@ describe("parley db copy: the embedded database into PostgreSQL", () => {
       assert.deepEqual(afterCopy.responses, before.responses);
       assert.equal(afterCopy.recording, before.recording);
       assert.deepEqual(afterCopy.events, before.events);
-      // The scheduled call's job came along: the call runs on PostgreSQL.
+      // The scheduled call's job came along: brought forward, the call runs on PostgreSQL.
+      const jobs = await target.db.query("UPDATE pgboss.job SET start_after = now() WHERE name = 'parley_call_start' AND data->>'callId' = $1 AND state = 'created' RETURNING id", [
+        seeded.scheduledCall,
+      ]);
+      assert.equal(jobs.length, 1, "the scheduled call's job was copied");
       const ran = await waitForCall(injector(target), seeded.apiKey, seeded.scheduledCall, (call) => call.status === "ended");
       assert.equal(ran.disconnection_reason, "user_hangup");
     } finally {
