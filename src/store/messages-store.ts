@@ -31,12 +31,21 @@ export class MessagesStore {
     return rows.reverse();
   }
 
-  /** Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. */
+  /**
+   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. The page read must run on the prepared
+   * statement's generic plan, planned once per connection: with `$2 IS NULL OR seq <= $2`, or with the limit as a
+   * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
+   * planned the statement again at every execution, most of its time. So there is one statement without a cursor
+   * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
+   */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
+    if (atMost === null) {
+      return this.db.query<MessageRecord>(`SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 ORDER BY m.seq DESC LIMIT ${limit}`, [threadId]);
+    }
     return this.db.query<MessageRecord>(
-      `SELECT ${messageColumns} ${fromMessages}
-        WHERE m.thread_id = $1 AND ($2::bigint IS NULL OR m.seq <= $2) ORDER BY m.seq DESC LIMIT $3`,
-      [threadId, atMost, limit],
+      `SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 AND m.seq <= $2 ORDER BY m.seq DESC LIMIT ${limit}`,
+      [threadId, atMost],
     );
   }
 
