@@ -48,6 +48,7 @@ import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
+import { SearchIndexer } from "./store/search-indexer.js";
 import { ThreadsStore } from "./store/threads-store.js";
 
 export interface App {
@@ -171,6 +172,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await voice.start();
+  const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
+  searchIndexer.start();
 
   return {
     server,
@@ -192,6 +195,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await step(() => server.close());
       clearTimeout(cut);
       await step(() => voice.close());
+      await step(() => searchIndexer.stop());
       await step(() => invalidations.stop());
       await step(() => notifier.close());
       await step(() => locks.close());

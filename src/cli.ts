@@ -14,6 +14,8 @@ const usage = `parley: run and administer a Parley server
   parley project publish <project_id> <file>      publish a new config version from a JSON file
   parley project show <project_id>                show a project, its current config and versions
   parley admin reset-key                          on the server: replace a lost admin key (printed once)
+  parley db copy --from DATA_DIR --to postgres://user:pass@host/db
+                                                  copy the embedded database into an empty PostgreSQL (docs/deployment.md)
 
 Settings: PARLEY_URL (default http://127.0.0.1:8000), PARLEY_ADMIN_KEY (or ADMIN_API_KEY).
 "admin reset-key" talks to the database, not the server: it reads the server's own settings (DATA_DIR or
@@ -113,11 +115,19 @@ async function run(args: string[]): Promise<unknown> {
   }
 }
 
+// Each command imports only what it needs, so that the admin commands start without loading the server.
 const args = process.argv.slice(2);
 if (args[0] === "serve") {
-  // The server's graph (Fastify, PGlite, the providers) takes seconds to load: only `serve` pays for it.
   const { serve } = await import("./main.js");
   await serve();
+} else if (args[0] === "db" && args[1] === "copy") {
+  const { CommandError, runDbCopy } = await import("./db-copy-command.js");
+  try {
+    await runDbCopy(args.slice(2));
+  } catch (error) {
+    process.stderr.write(`parley db copy: ${error instanceof CommandError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  }
 } else {
   try {
     process.stdout.write(JSON.stringify(await run(args), null, 2) + "\n");

@@ -36,6 +36,8 @@ export interface Config {
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
+  /** How often each instance moves newly stored messages into the trigram search index (migration 010). */
+  searchIndexIntervalMs: number;
   voice: VoiceSettings;
 }
 
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
+    searchIndexIntervalMs: integer(env, "SEARCH_INDEX_INTERVAL_MS", 200, 10, 60_000),
     eventsRetentionHours: integer(env, "EVENTS_RETENTION_HOURS", 168, 0, 1_000_000),
     httpTimeouts: {
       headersMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
