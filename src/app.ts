@@ -33,6 +33,9 @@ import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
+import { threadListRoutes } from "./http/thread-list-routes.js";
+import { ThreadListing } from "./domain/threads/thread-listing.js";
+import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./store/db.js";
@@ -145,6 +148,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
+      ...threadListRoutes(new ThreadListing(new ThreadListingStore(db))),
       ...chatRoutes(chat, invalidations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
