@@ -34,6 +34,8 @@ import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
 import { threadListRoutes } from "./http/thread-list-routes.js";
+import { consoleRoutes } from "./http/console-routes.js";
+import { ConsoleAssets } from "./web/console-bundle.js";
 import { ThreadListing } from "./domain/threads/thread-listing.js";
 import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
@@ -158,6 +160,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
+  await server.register(consoleRoutes(new ConsoleAssets()));
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await voice.start();
 
