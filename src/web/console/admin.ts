@@ -31,6 +31,21 @@ async function optionalList(path: string, field: string): Promise<Listed[] | und
   return Array.isArray(rows) ? rows.filter((row): row is Listed => typeof row === "object" && row !== null && typeof (row as Listed).id === "string") : undefined;
 }
 
+/**
+ * The project view shows its configuration with every default filled in, some of which the input refuses (an empty
+ * `base_url` is not a URL), and `api_key_set`, which only reports: both are left out of what is published, so that an
+ * edited view publishes as it reads.
+ */
+function withoutViewOnlyValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutViewOnlyValues);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => item !== "" && key !== "api_key_set")
+      .map(([key, item]) => [key, withoutViewOnlyValues(item)]),
+  );
+}
+
 /** Shows a secret that the server will never show again, with a way to copy it. */
 function ShownOnce({ label, secret }: { label: string; secret: string }) {
   return html`<div class="shown-once" role="status">
@@ -64,6 +79,7 @@ export function AdminPage() {
   const [project, setProject] = useState<ProjectView>();
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
+  const [organizationId, setOrganizationId] = useState("");
 
   useEffect(() => {
     if (hasKey) optionalList("/admin/organizations", "organizations").then(setOrganizations, () => setOrganizations(undefined));
@@ -83,12 +99,7 @@ export function AdminPage() {
     }
   };
   const openProject = async (projectId: string) => setProject((await adminClient().admin.getProject(projectId)) as ProjectView);
-  /** The JSON as typed; `api_key_set` is what the view reports, never an input. */
-  const parseConfig = (text: string | undefined): ProjectConfig => {
-    const config = JSON.parse(text ?? "{}") as ProjectConfig & { agent?: { api_key_set?: boolean } };
-    if (config.agent) delete config.agent.api_key_set;
-    return config;
-  };
+  const parseConfig = (text: string | undefined): ProjectConfig => withoutViewOnlyValues(JSON.parse(text ?? "{}")) as ProjectConfig;
 
   return html`
     <section aria-labelledby="admin-title" class="admin">
@@ -110,6 +121,7 @@ export function AdminPage() {
       <form class="card inline" onSubmit=${act(async (values, form) => {
         const created = await adminClient().admin.createOrganization(values["name"] ?? "");
         setSecret({ label: `API key of ${created.name} (${created.id})`, value: created.api_key });
+        setOrganizationId(created.id);
         form.reset();
       })}>
         <${Field} label="New organization name"><input name="name" required maxlength="200" /><//>
@@ -121,7 +133,7 @@ export function AdminPage() {
         const created = await adminClient().admin.createApiKey(values["organization_id"] ?? "");
         setSecret({ label: `New API key ${created.id}`, value: created.api_key });
       })}>
-        <${Field} label="Organization id"><input name="organization_id" required /><//>
+        <${Field} label="Organization id"><input key=${organizationId} name="organization_id" required defaultValue=${organizationId} /><//>
         <button type="submit">Create API key</button>
       </form>
       <form class="card inline" onSubmit=${act(async (values, form) => {
@@ -138,9 +150,9 @@ export function AdminPage() {
         const created = await adminClient().admin.createProject(values["organization_id"] ?? "", values["name"] ?? "", parseConfig(values["config"]));
         await openProject(created.id);
       })}>
-        <${Field} label="Organization id"><input name="organization_id" required /><//>
+        <${Field} label="Organization id"><input key=${organizationId} name="organization_id" required defaultValue=${organizationId} /><//>
         <${Field} label="Project name"><input name="name" required maxlength="200" /><//>
-        <${Field} label="Configuration (JSON)"><textarea name="config" rows="4">{"agent": {"provider": "builtin"}}</textarea><//>
+        <${Field} label="Configuration (JSON)"><textarea name="config" rows="4" defaultValue='{"agent": {"provider": "builtin"}}'></textarea><//>
         <button type="submit">Create project</button>
       </form>
       <form class="card inline" onSubmit=${act(async (values) => openProject(values["project_id"] ?? ""))}>
@@ -162,7 +174,7 @@ export function AdminPage() {
               setNotice("New configuration version published; it is now the default.");
             })}>
               <${Field} label="Configuration (JSON; write-only secrets are not shown)">
-                <textarea name="config" rows="12" class="code">${JSON.stringify(project.config, null, 2)}</textarea>
+                <textarea key=${project.config_version_id} name="config" rows="12" class="code" defaultValue=${JSON.stringify(project.config, null, 2)}></textarea>
               <//>
               <button type="submit">Publish as a new version</button>
             </form>

@@ -65,11 +65,11 @@ export function SimulatePage() {
     <section aria-labelledby="simulate-title">
       <h1 id="simulate-title">Simulations</h1>
       <form class="card grid-form" onSubmit=${submit}>
-        <${Field} label="Project"><input name="project" value=${session.project()} required /><//>
+        <${Field} label="Project"><input name="project" defaultValue=${session.project()} required /><//>
         <${Field} label="Thread id" hint="Empty: a new thread is made for the run."><input name="thread_id" /><//>
-        <${Field} label="First user message"><input name="message" required maxlength="32000" value="Hi, I have a question." /><//>
+        <${Field} label="First user message"><input name="message" required maxlength="32000" defaultValue="Hi, I have a question." /><//>
         <${Field} label="Scripted user turns" hint="One per line."><textarea name="initial_messages" rows="3"></textarea><//>
-        <${Field} label="Maximum user turns"><input name="max_turns" type="number" min="1" max="50" value="3" /><//>
+        <${Field} label="Maximum user turns"><input name="max_turns" type="number" min="1" max="50" defaultValue="3" /><//>
         <${Field} label="Agent type"><input name="agent_type" placeholder="customer support" /><//>
         <${Field} label="Industry"><input name="industry" placeholder="retail" /><//>
         <${Field} label="Topic"><input name="topic" placeholder="opening hours" /><//>

@@ -206,7 +206,7 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
         : null}
       <${ErrorNote} error=${error} />
       <div class="chat-row">
-        <${Field} label="Project"><input name="project" value=${session.project()} required size="10" /><//>
+        <${Field} label="Project"><input name="project" defaultValue=${session.project()} required size="10" /><//>
         <${Field} label="Message"><textarea name="message" rows="2" required maxlength="32000" onKeyDown=${(event: KeyboardEvent) => {
           if (event.key === "Enter" && !event.shiftKey) {
             event.preventDefault();

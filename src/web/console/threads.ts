@@ -61,7 +61,7 @@ export function ThreadsPage() {
           <button type="submit">Filter</button>
         </form>
         <form class="filters" onSubmit=${create} aria-label="New thread">
-          <${Field} label="New thread in project"><input name="project" value=${session.project()} /><//>
+          <${Field} label="New thread in project"><input name="project" defaultValue=${session.project()} /><//>
           <button type="submit">Create thread</button>
         </form>
       </div>
@@ -73,7 +73,7 @@ export function ThreadsPage() {
           <tbody>
             ${threads.map(
               (thread) => html`<tr key=${thread.id}>
-                <td><${Link} href=${`/threads/${thread.id}`}>${thread.alias ?? thread.id}<//></td>
+                <td><${Link} href=${`/threads/${thread.id}`} onClick=${() => thread.project_name && session.setProject(thread.project_name)}>${thread.alias ?? thread.id}<//></td>
                 <td>${thread.type}</td>
                 <td>${thread.project_name ?? "—"}</td>
                 <td>${formatDate(thread.created_at)}</td>
