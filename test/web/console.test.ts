@@ -39,6 +39,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
   let apiKey = "";
   let threadId = "";
   let call: CallDetail;
+  let slowProjectId = "";
   let model: FakeLlmServer;
   const shoot = (name: string) => page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
 
@@ -50,6 +51,11 @@ forEachDatabase("the console in headless Chromium", (h) => {
     const organization = await admin.admin.createOrganization("Console org");
     apiKey = organization.api_key;
     const project = await admin.admin.createProject(organization.id, "support", supportProject);
+    const slow = await admin.admin.createProject(organization.id, "slow-calls", {
+      ...supportProject,
+      voice: { ...supportProject.voice, simulated: { script: ["Hello?", "What are your opening hours?", "Where is the office located?", "Bye."], ring_ms: 300, turn_ms: 400 } },
+    });
+    slowProjectId = slow.id;
     await admin.admin.createProject(organization.id, "paced", { agent: { provider: "openai", model: "fake", base_url: model.url, api_key: "sk-fake" } });
     const parley = new Parley({ baseUrl, credential: apiKey });
     threadId = (await parley.threads.create({ project_name: "support", alias: "long-history" })).thread_id;
@@ -145,6 +151,14 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await shoot("04-chat");
   });
 
+  test("a message stored elsewhere appears in the open thread from the events WebSocket", async () => {
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await new Parley({ baseUrl, credential: apiKey }).chat.send({ thread_id: threadId, message: "Sent from another client", service_config_name: "support" });
+    await page.locator(".history .message", { hasText: "Sent from another client" }).waitFor();
+    await page.locator(".usage", { hasText: "27" }).waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "the page was not reloaded");
+  });
+
   test("the call list filters, and a call's transcript lights word by word as its recording plays", async () => {
     await page.getByRole("link", { name: "Calls" }).click();
     await page.locator("tbody tr").first().waitFor();
@@ -175,6 +189,22 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.ok(expected && Math.abs(expected.start - (await litStart())) < 1.5, "the lit word is the one being played");
     await page.locator("audio").evaluate((audio: HTMLAudioElement) => audio.pause());
     await shoot("06-call");
+  });
+
+  test("a live call's page follows the call from the events WebSocket until its transcript and analysis arrive", async () => {
+    const parley = new Parley({ baseUrl, credential: apiKey });
+    const liveThread = (await parley.threads.create({ alias: "live-caller" })).thread_id;
+    const created = await parley.voice.phoneCall(liveThread, { callee: "+14155552671", project_id: slowProjectId });
+    await page.goto(`${baseUrl}/console#/calls/${created.id}`);
+    const status = page.getByTestId("call-status");
+    await status.waitFor();
+    assert.notEqual(await status.innerText(), "ended", "the page opened before the call ended");
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await page.locator(".transcript-text, .word").first().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="call-status"]', { hasText: "ended" }).waitFor({ timeout: 30_000 });
+    await page.locator(".word").first().waitFor({ timeout: 30_000 });
+    await page.getByText("Summary").waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "the page was not reloaded");
   });
 
   test("a simulation run from the page shows its turns and evaluation", async () => {
