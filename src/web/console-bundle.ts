@@ -23,9 +23,14 @@ export class ConsoleAssets {
   private bundled: Promise<{ page: Asset; script: Asset; styles: Asset }> | undefined;
 
   get(): Promise<{ page: Asset; script: Asset; styles: Asset }> {
-    this.bundled ??= this.bundle();
-    // A failed build is not cached: the next request tries again.
-    this.bundled.catch(() => (this.bundled = undefined));
+    if (!this.bundled) {
+      const bundling = this.bundle();
+      // A failed build is not kept: the next request tries again.
+      bundling.catch(() => {
+        if (this.bundled === bundling) this.bundled = undefined;
+      });
+      this.bundled = bundling;
+    }
     return this.bundled;
   }
 

@@ -275,6 +275,28 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await shoot("08-admin");
   });
 
+  test("the console is usable from the keyboard alone", async () => {
+    await page.goto("about:blank");
+    await page.goto(`${baseUrl}/console#/threads`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Calls");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Calls" }).waitFor();
+    // Into the thread from its link, then the history box takes focus and scrolls with the keys.
+    await page.goto(`${baseUrl}/console#/threads`);
+    await page.getByRole("link", { name: "long-history" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".history .message").first().waitFor();
+    await page.locator(".history").focus();
+    const before = await page.locator(".history").evaluate((box) => box.scrollTop);
+    await page.keyboard.press("PageUp");
+    await page.waitForFunction((top) => (document.querySelector(".history")?.scrollTop ?? top) < top, before);
+  });
+
   test("at phone width nothing overflows sideways and every input has a label", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const route of [`#/threads/${threadId}`, "#/calls", `#/calls/${call.id}`, "#/threads"]) {

@@ -12,7 +12,7 @@ interface TimedWord {
 }
 
 /** The index of the word being spoken at `seconds`: the last word that has started (it stays lit through a pause). */
-export function wordAt(words: TimedWord[], seconds: number): number {
+function wordAt(words: TimedWord[], seconds: number): number {
   let low = 0;
   let high = words.length - 1;
   let found = -1;
@@ -39,7 +39,14 @@ export function CallPage({ callId }: { callId: string }) {
   const [error, setError] = useState<unknown>();
   const [current, setCurrent] = useState(-1);
   const audio = useRef<HTMLAudioElement>(null);
+  const lastRecordingRetry = useRef(0);
   const refresh = () => apiClient().calls.get(callId).then(setCall, setError);
+  /** A signed recording URL expires (10 minutes by default): a failed load asks for a fresh one, at most twice a minute. */
+  const retryRecording = () => {
+    if (Date.now() - lastRecordingRetry.current < 30_000) return;
+    lastRecordingRetry.current = Date.now();
+    void refresh();
+  };
 
   useEffect(() => void refresh(), [callId]);
   const threadId = call?.thread_id;
@@ -109,7 +116,7 @@ export function CallPage({ callId }: { callId: string }) {
       </dl>
       <h2>Recording</h2>
       ${call.recording_url
-        ? html`<audio ref=${audio} controls preload="auto" src=${call.recording_url} aria-label="Call recording" onError=${() => void refresh()}></audio>`
+        ? html`<audio ref=${audio} controls preload="auto" src=${call.recording_url} aria-label="Call recording" onError=${retryRecording}></audio>`
         : html`<p>No recording yet.</p>`}
       <h2>Transcript</h2>
       ${call.transcript_object

@@ -160,7 +160,8 @@ export function ThreadPage({ threadId }: { threadId: string }) {
 }
 
 function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSend: () => Promise<void>; onReply: (messages: Message[]) => void }) {
-  const [pending, setPending] = useState<{ user: string; reply: string } | null>(null);
+  /** The reply while it streams; the user's message is already in the history (from the events socket). */
+  const [pending, setPending] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
   const send = async (event: Event) => {
     event.preventDefault();
@@ -172,7 +173,7 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
     session.setProject(project);
     setError(undefined);
     await beforeSend();
-    setPending({ user: message, reply: "" });
+    setPending("");
     form.reset();
     (form.elements.namedItem("project") as HTMLInputElement).value = project;
     try {
@@ -180,7 +181,7 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
       for await (const streamed of apiClient().chat.stream({ thread_id: threadId, message, service_config_name: project })) {
         if (streamed.type === "token") {
           reply += streamed.token;
-          setPending({ user: message, reply });
+          setPending(reply);
         } else {
           const { extras } = streamed.response;
           const base = { conversation_id: extras.conversation_id, conversation_end_time: null, timestamp: Date.now() };
@@ -198,10 +199,9 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
   };
   return html`
     <form class="chat" onSubmit=${send} aria-label="Chat">
-      ${pending
+      ${pending !== null
         ? html`<div class="pending" aria-live="polite">
-            <p class="message user"><span class="text">${pending.user}</span></p>
-            <p class="message assistant streaming" data-testid="streaming-reply"><span class="text">${pending.reply || "…"}</span></p>
+            <p class="message assistant streaming" data-testid="streaming-reply"><span class="text">${pending || "…"}</span></p>
           </div>`
         : null}
       <${ErrorNote} error=${error} />
