@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { test } from "node:test";
+import { createServer, connect, type Socket } from "node:net";
+import { before, test } from "node:test";
 import WebSocket from "ws";
 import {
   AuthenticationError, NotFoundError, Parley, PermissionDeniedError, ValidationError, isEvent, type ProjectConfig, type ThreadEvent,
@@ -17,6 +18,35 @@ const voiceProject: ProjectConfig = {
 
 interface OpenApiDocument {
   paths: Record<string, Record<string, unknown>>;
+}
+
+/** A TCP proxy to the server whose connections the test can cut, as a network failure would. */
+async function cuttableProxy(target: string): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+      socket.on("error", () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (typeof address !== "object" || address === null) throw new Error("proxy has no address");
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    cut: () => {
+      for (const socket of open) socket.destroy();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        for (const socket of open) socket.destroy();
+      }),
+  };
 }
 
 /** Every (method, path template) of the OpenAPI document. */
@@ -38,6 +68,9 @@ function templateOf(document: OpenApiDocument, method: string, url: string): str
 forEachDatabase("the typed client", (h) => {
   let baseUrl = "";
   const document = async () => (await h().request({ method: "GET", url: "/openapi.json" })).json<OpenApiDocument>();
+  before(async () => {
+    baseUrl = await h().server.listen({ port: 0, host: "127.0.0.1" });
+  });
 
   test("the client's schema types are generated from the server's current OpenAPI document", async () => {
     const expected = await clientSchemaSource(await document());
@@ -46,7 +79,6 @@ forEachDatabase("the typed client", (h) => {
   });
 
   test("every operation of the OpenAPI document is reachable through the client", async () => {
-    baseUrl = await h().server.listen({ port: 0, host: "127.0.0.1" });
     const spec = await document();
     const called = new Set<string>();
     const recording: typeof fetch = async (input, init) => {
@@ -185,6 +217,20 @@ forEachDatabase("the typed client", (h) => {
       assert.equal(event.seq, 2);
       break;
     }
+    // A dropped connection is resumed after the last seq seen: the events sent meanwhile arrive once, in order.
+    const proxy = await cuttableProxy(baseUrl);
+    const resuming = new Parley({ baseUrl: proxy.url, credential: organization.api_key, WebSocket }).events(thread_id, { after: 2 });
+    await resuming.opened;
+    proxy.cut();
+    await client.chat.send({ thread_id, message: "What are your opening hours?", service_config_name: "support" });
+    const resumed: number[] = [];
+    for await (const event of resuming) {
+      resumed.push(event.seq);
+      if (resumed.length === 2) break;
+    }
+    assert.deepEqual(resumed, [3, 4]);
+    await proxy.close();
+
     const refused = new Parley({ baseUrl, credential: "not-a-token", WebSocket }).events(thread_id);
     await assert.rejects(async () => {
       for await (const event of refused) assert.fail(`unexpected ${event.type}`);
