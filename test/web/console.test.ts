@@ -31,7 +31,7 @@ async function waitForProcessedCall(parley: Parley, callId: string): Promise<Cal
   }
 }
 
-// One database is enough here: these tests are about the pages; the API under them is tested on both.
+// On both databases: the live pages ride on the events notifications, which PGlite and PostgreSQL deliver differently.
 forEachDatabase("the console in headless Chromium", (h) => {
   let browser: Browser;
   let page: Page;
