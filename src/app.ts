@@ -41,6 +41,11 @@ import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
+import { threadListRoutes } from "./http/thread-list-routes.js";
+import { consoleRoutes } from "./http/console-routes.js";
+import { ConsoleAssets } from "./web/console-bundle.js";
+import { ThreadListing } from "./domain/threads/thread-listing.js";
+import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./domain/shared/database.js";
@@ -159,6 +164,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
+      ...threadListRoutes(new ThreadListing(new ThreadListingStore(db))),
       ...chatRoutes(chat, simulations),
       ...simulationRoutes(simulations),
       ...messageRoutes(history),
@@ -170,6 +176,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
+  await server.register(consoleRoutes(new ConsoleAssets()));
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await voice.start();
   const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
