@@ -94,7 +94,12 @@ forEachDatabase("the typed client", (h) => {
     const { config_version_id } = await admin.admin.publishConfig(project.id, voiceProject);
     assert.match(JSON.stringify(await admin.admin.getProject(project.id)), new RegExp(config_version_id));
     const second = await admin.admin.createApiKey(organization.id);
-    await admin.admin.revokeApiKey(second.id);
+    assert.ok((await admin.admin.listOrganizations({ limit: 100 })).organizations.length > 0);
+    assert.deepEqual((await admin.admin.listProjects(organization.id)).projects.map((listed) => listed.id), [project.id]);
+    assert.equal((await admin.admin.listApiKeys(organization.id)).api_keys.length, 2);
+    const rotated = await admin.admin.rotateApiKey(second.id);
+    assert.equal(rotated.replaced_key_id, second.id);
+    await admin.admin.revokeApiKey(rotated.id);
     await assert.rejects(new Parley({ baseUrl, credential: second.api_key }).threads.list(), AuthenticationError);
 
     const parley = new Parley({ baseUrl, credential: organization.api_key, fetch: recording });
@@ -114,6 +119,10 @@ forEachDatabase("the typed client", (h) => {
     assert.equal((await asThread.messages.list(thread_id)).messages.length, 2);
     assert.equal((await asThread.messages.search(thread_id, { query: "hours" })).matches.length, 1);
     await assert.rejects(asThread.threads.list(), PermissionDeniedError);
+    const simulated = await parley.chat.send({ thread_id, message: "What are your opening hours?", service_config_name: "support", simulate: { max_turns: 2, create: true, evaluate: true } });
+    const runId = simulated.extras.simulation?.id;
+    assert.ok(runId);
+    assert.equal((await parley.simulations.get(runId)).id, runId);
 
     const scheduled = await parley.voice.phoneCall(thread_id, { callee: "+14155552671", project_id: project.id, scheduled_for: new Date(Date.now() + 3_600_000).toISOString() });
     assert.equal(scheduled.status, "scheduled");

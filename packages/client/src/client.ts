@@ -3,6 +3,7 @@ import { ThreadEventStream, type EventStreamOptions, type WebSocketConstructor }
 import { ndjsonLines } from "./ndjson.js";
 import type { paths } from "./openapi.js";
 import type {
+  AdminListQuery, ApiKeyListPage, OrganizationListPage, ProjectListPage, RotatedApiKey, SimulationRun,
   CallDetail, CallListPage, CallListQuery, ChatInput, ChatResponse, ChatStreamEvent, CreatedApiKey, CreatedProject,
   CreateThreadInput, LegacyChatInput, LegacyConversations, LegacyConversationsQuery, LegacyFollowupInput, MessagePage,
   MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, Thread, ThreadListPage,
@@ -146,6 +147,11 @@ export class Parley {
       this.stream({ method: "POST", path: "/chat", body: { ...input, streaming: true }, ...(options.signal ? { signal: options.signal } : {}) }),
   };
 
+  readonly simulations = {
+    /** A stored simulation run (`simulate` with `create: true`), as the chat response's `extras.simulation` gave it. */
+    get: (simulationId: string) => this.json<SimulationRun>({ method: "GET", path: "/simulations/{simulation_id}", params: { simulation_id: simulationId } }),
+  };
+
   readonly calls = {
     list: (query: CallListQuery = {}) => this.json<CallListPage>({ method: "GET", path: "/calls", query }),
     pages: (query: CallListQuery = {}) => cursorPages(query.cursor, (cursor) => this.calls.list({ ...query, cursor })),
@@ -177,6 +183,14 @@ export class Parley {
       this.json<CreatedProject>({ method: "POST", path: "/admin/organizations/{org_id}/projects", params: { org_id: organizationId }, body: { name, config }, admin: true }),
     publishConfig: (projectId: string, config: ProjectConfig) =>
       this.json<{ config_version_id: string }>({ method: "PUT", path: "/admin/projects/{project_id}/config", params: { project_id: projectId }, body: { config }, admin: true }),
+    listOrganizations: (query: AdminListQuery = {}) => this.json<OrganizationListPage>({ method: "GET", path: "/admin/organizations", query, admin: true }),
+    organizationPages: (query: AdminListQuery = {}) => cursorPages(query.cursor, (cursor) => this.admin.listOrganizations({ ...query, cursor })),
+    listProjects: (organizationId: string, query: AdminListQuery = {}) =>
+      this.json<ProjectListPage>({ method: "GET", path: "/admin/organizations/{org_id}/projects", params: { org_id: organizationId }, query, admin: true }),
+    listApiKeys: (organizationId: string, query: AdminListQuery = {}) =>
+      this.json<ApiKeyListPage>({ method: "GET", path: "/admin/organizations/{org_id}/api-keys", params: { org_id: organizationId }, query, admin: true }),
+    /** A new key of the key's organization, shown once; the old key is revoked. */
+    rotateApiKey: (keyId: string) => this.json<RotatedApiKey>({ method: "POST", path: "/admin/api-keys/{key_id}/rotate", params: { key_id: keyId }, admin: true }),
     /** The project with its current configuration (secrets never returned) and version ids. */
     getProject: (projectId: string) => this.json<unknown>({ method: "GET", path: "/admin/projects/{project_id}", params: { project_id: projectId }, admin: true }),
   };

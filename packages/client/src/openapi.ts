@@ -78,7 +78,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/organizations": {
+    "/admin/api-keys/{key_id}/rotate": {
         parameters: {
             query?: never;
             header?: never;
@@ -86,6 +86,175 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
+        /** Replace an API key: a new key of the same organization (shown once), the old one revoked at once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api_key: string;
+                            id: string;
+                            replaced_key_id: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List organizations, oldest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Opaque URL-safe Base64 cursor from a previous response */
+                    cursor?: string;
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            organizations: {
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                name: string;
+                            }[];
+                            pagination: {
+                                cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Create an organization with its first API key (shown once) */
         post: {
@@ -172,7 +341,87 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List an organization's API keys (redacted), with when each was created, last used and revoked */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Opaque URL-safe Base64 cursor from a previous response */
+                    cursor?: string;
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api_keys: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The key's redacted form, `sk_…abcd`; the key itself is never shown again */
+                                display: string;
+                                id: string;
+                                last_used_at: string | null;
+                                revoked_at: string | null;
+                            }[];
+                            pagination: {
+                                cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Create another API key for an organization (shown once) */
         post: {
@@ -254,7 +503,85 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List an organization's projects, oldest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Opaque URL-safe Base64 cursor from a previous response */
+                    cursor?: string;
+                    limit: number;
+                };
+                header?: never;
+                path: {
+                    org_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            pagination: {
+                                cursor: string | null;
+                            };
+                            projects: {
+                                config_version_id: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                id: string;
+                                name: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /** Create a project with its first configuration version */
         post: {
@@ -299,6 +626,18 @@ export interface paths {
                             pricing?: {
                                 message_usd?: number;
                                 voice_minute_usd?: number;
+                            };
+                            simulation?: {
+                                api_key?: string;
+                                base_url?: string;
+                                criteria?: {
+                                    description: string;
+                                    key: string;
+                                    required?: boolean;
+                                }[];
+                                model?: string;
+                                provider?: "builtin" | "openai" | "anthropic";
+                                temperature?: number;
                             };
                             voice?: {
                                 accounts?: {
@@ -529,6 +868,18 @@ export interface paths {
                             pricing?: {
                                 message_usd?: number;
                                 voice_minute_usd?: number;
+                            };
+                            simulation?: {
+                                api_key?: string;
+                                base_url?: string;
+                                criteria?: {
+                                    description: string;
+                                    key: string;
+                                    required?: boolean;
+                                }[];
+                                model?: string;
+                                provider?: "builtin" | "openai" | "anthropic";
+                                temperature?: number;
                             };
                             voice?: {
                                 accounts?: {
@@ -870,7 +1221,7 @@ export interface paths {
         put?: never;
         /**
          * Send a user message to a thread and get the AI reply, whole or streamed
-         * @description With `streaming: true` the reply is NDJSON: `{"token","index"}` lines, then the complete chat response; with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`).
+         * @description With `streaming: true` the reply is NDJSON: `{"token","index"}` lines, then the complete chat response; with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`). With `simulate`, a whole simulated conversation (needs the API key): token lines carry `turn`, the index of their turn in `extras.simulation.turns`; see docs/simulation.md.
          */
         post: {
             parameters: {
@@ -889,15 +1240,32 @@ export interface paths {
                         message: string;
                         service_config_name: string;
                         simulate?: {
+                            /** @description The kind of agent the simulated user talks to. */
                             agent_type?: string;
+                            /** @description How the simulated user behaves. */
                             behavioural_prompt?: string;
-                            /** @default false */
+                            /**
+                             * @description Store the conversation in a new SIMULATION thread; false is a dry run.
+                             * @default false
+                             */
                             create: boolean;
-                            /** @default false */
+                            /**
+                             * @description Judge the conversation.
+                             * @default false
+                             */
                             evaluate: boolean;
                             industry?: string;
-                            initial_messages?: string[];
-                            max_turns?: number;
+                            /**
+                             * @description Scripted user turns played after `message`, before the simulated user takes over.
+                             * @default []
+                             */
+                            initial_messages: string[];
+                            /**
+                             * @description User turns at most, `message` and `initial_messages` included.
+                             * @default 5
+                             */
+                            max_turns: number;
+                            /** @description What the simulated user wants. */
                             topic?: string;
                         };
                         /** @default false */
@@ -919,9 +1287,31 @@ export interface paths {
                     content: {
                         "application/json": {
                             extras: {
-                                conversation_id: number;
-                                reply_message_id: string;
-                                user_message_id: string;
+                                conversation_id: number | null;
+                                reply_message_id: string | null;
+                                /** @description With `simulate` only; the three ids are then the last turn's, null in a dry run. */
+                                simulation?: {
+                                    evaluation?: {
+                                        criteria: {
+                                            key: string;
+                                            passed: boolean;
+                                            reasoning: string;
+                                            score: number;
+                                        }[];
+                                        judge: "llm" | "heuristic";
+                                        score: number;
+                                        verdict: "pass" | "fail";
+                                    };
+                                    id: string;
+                                    stop_reason: "max_turns" | "user_ended" | "agent_ended";
+                                    thread_id: string | null;
+                                    turns: {
+                                        message: string;
+                                        role: "user" | "assistant";
+                                        source: "message" | "scripted" | "simulated" | "agent";
+                                    }[];
+                                };
+                                user_message_id: string | null;
                             };
                             message: string;
                         };
@@ -987,17 +1377,6 @@ export interface paths {
                                 msg: string;
                                 type: string;
                             }[];
-                        };
-                    };
-                };
-                /** @description Error */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
                         };
                     };
                 };
@@ -1978,6 +2357,134 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/simulations/{simulation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stored simulation run (POST /chat with `simulate.create: true`), with its turns and evaluation */
+        get: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description API key or thread token, raw or as `Bearer <credential>` */
+                    authorization: string;
+                };
+                path: {
+                    simulation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            config_version_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            evaluation?: {
+                                criteria: {
+                                    key: string;
+                                    passed: boolean;
+                                    reasoning: string;
+                                    score: number;
+                                }[];
+                                judge: "llm" | "heuristic";
+                                score: number;
+                                verdict: "pass" | "fail";
+                            };
+                            id: string;
+                            project_name: string;
+                            simulate: {
+                                agent_type: string | null;
+                                behavioural_prompt: string | null;
+                                create: boolean;
+                                evaluate: boolean;
+                                industry: string | null;
+                                initial_messages: string[];
+                                max_turns: number;
+                                topic: string | null;
+                            };
+                            source_thread_id: string;
+                            stop_reason: "max_turns" | "user_ended" | "agent_ended";
+                            thread_id: string;
+                            turns: {
+                                message: string;
+                                role: "user" | "assistant";
+                                source: "message" | "scripted" | "simulated" | "agent";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
                         };
                     };
                 };

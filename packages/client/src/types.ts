@@ -24,7 +24,10 @@ export type ThreadListItem = ThreadListPage["threads"][number];
 export type ThreadListQuery = Defaulted<QueryOf<"/threads", "get">, "limit">;
 export type CreateThreadInput = Defaulted<BodyOf<"/threads", "post">, "type" | "timezone">;
 
-export type ChatInput = Defaulted<BodyOf<"/chat", "post">, "streaming" | "start_new_conversation" | "user_type">;
+type ChatBody = BodyOf<"/chat", "post">;
+/** `simulate` on POST /chat (docs/simulation.md), its defaulted fields optional. */
+export type SimulateInput = Defaulted<NonNullable<ChatBody["simulate"]>, "initial_messages" | "max_turns" | "create" | "evaluate">;
+export type ChatInput = Omit<Defaulted<ChatBody, "streaming" | "start_new_conversation" | "user_type">, "simulate"> & { simulate?: SimulateInput };
 export type ChatResponse = ResponseOf<"/chat", "post">;
 /** One event of a streamed reply: each token as it is generated, then the complete response. */
 export type ChatStreamEvent = { type: "token"; token: string; index: number } | { type: "message"; response: ChatResponse };
@@ -35,6 +38,14 @@ export type MessageQuery = Defaulted<QueryOf<"/threads/{thread_id}/messages", "g
 export type SearchPage = ResponseOf<"/threads/{thread_id}/messages/search", "get">;
 export type SearchMatch = SearchPage["matches"][number];
 export type SearchQuery = Defaulted<QueryOf<"/threads/{thread_id}/messages/search", "get">, "limit" | "context">;
+
+export type SimulationRun = ResponseOf<"/simulations/{simulation_id}", "get">;
+
+export type OrganizationListPage = ResponseOf<"/admin/organizations", "get">;
+export type ProjectListPage = ResponseOf<"/admin/organizations/{org_id}/projects", "get">;
+export type ApiKeyListPage = ResponseOf<"/admin/organizations/{org_id}/api-keys", "get">;
+export type AdminListQuery = Defaulted<QueryOf<"/admin/organizations", "get">, "limit">;
+export type RotatedApiKey = ResponseOf<"/admin/api-keys/{key_id}/rotate", "post">;
 
 export type CallListPage = ResponseOf<"/calls", "get">;
 export type CallSummary = CallListPage["calls"][number];

@@ -24,6 +24,9 @@ function simulationOf(response: ChatResponse): SimulationRun | undefined {
 }
 
 /** Runs a simulated conversation against a project's agent and shows its turns and evaluation. */
+/** The interface's default number of user turns, sent when the form leaves it empty. */
+const defaultMaxTurns = 5;
+
 export function SimulatePage() {
   const [run, setRun] = useState<SimulationRun>();
   const [error, setError] = useState<unknown>();
@@ -44,8 +47,8 @@ export function SimulatePage() {
         message: values["message"] ?? "",
         service_config_name: project,
         simulate: {
-          ...(values["initial_messages"] ? { initial_messages: values["initial_messages"].split("\n").map((line) => line.trim()).filter(Boolean) } : {}),
-          ...(values["max_turns"] ? { max_turns: Number(values["max_turns"]) } : {}),
+          initial_messages: (values["initial_messages"] ?? "").split("\n").map((line) => line.trim()).filter(Boolean),
+          max_turns: values["max_turns"] ? Number(values["max_turns"]) : defaultMaxTurns,
           ...(values["agent_type"] ? { agent_type: values["agent_type"] } : {}),
           ...(values["industry"] ? { industry: values["industry"] } : {}),
           ...(values["topic"] ? { topic: values["topic"] } : {}),

@@ -184,11 +184,14 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
           setPending(reply);
         } else {
           const { extras } = streamed.response;
-          const base = { conversation_id: extras.conversation_id, conversation_end_time: null, timestamp: Date.now() };
-          onReply([
-            { ...base, message_id: extras.user_message_id, role: "user", message, extras: {} },
-            { ...base, message_id: extras.reply_message_id, role: "assistant", message: streamed.response.message, extras: {} },
-          ]);
+          // A chat turn always has its ids (only a dry-run simulation has none).
+          if (extras.user_message_id !== null && extras.reply_message_id !== null && extras.conversation_id !== null) {
+            const base = { conversation_id: extras.conversation_id, conversation_end_time: null, timestamp: Date.now() };
+            onReply([
+              { ...base, message_id: extras.user_message_id, role: "user", message, extras: {} },
+              { ...base, message_id: extras.reply_message_id, role: "assistant", message: streamed.response.message, extras: {} },
+            ]);
+          }
         }
       }
     } catch (failure) {
