@@ -20,6 +20,7 @@ import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { callRoutes } from "./http/call-routes.js";
 import { socketRoutes } from "./http/events-routes.js";
+import { telephonyRoutes } from "./http/telephony-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
@@ -155,6 +156,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
   });
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
+  await server.register(
+    telephonyRoutes({ retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") }),
+  );
   await voice.start();
 
   return {

@@ -26,6 +26,12 @@ export interface CallRecord {
   recording_key: string | null;
   call_analysis: unknown;
   processed_at: Date | null;
+  /** `simulated`, `twilio` or `retell`: the provider of the project version the call was created with. */
+  provider: string;
+  /** The vendor's id for the call (Twilio's CallSid, Retell's call_id), once the vendor has given it. */
+  provider_call_id: string | null;
+  /** A recording kept by the vendor, for calls whose recording is not Parley's own file. */
+  vendor_recording_url: string | null;
   created_at: Date;
   /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
   created_key: string;
@@ -45,6 +51,7 @@ export interface NewCall {
   voiceProviderAccountId: string | null;
   scheduledFor: Date | null;
   owner: string | null;
+  provider: string;
 }
 
 export interface CallFilters {
@@ -79,8 +86,8 @@ export class CallsStore {
   async insert(call: NewCall, tx: Queryable = this.db): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `INSERT INTO calls AS c (id, organization_id, thread_id, project_id, config_version_id, call_type, direction, status,
-                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END)
+                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at, provider)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14)
        ON CONFLICT DO NOTHING RETURNING ${columns}`,
       [
         call.id,
@@ -96,6 +103,7 @@ export class CallsStore {
         call.voiceProviderAccountId,
         call.scheduledFor,
         call.owner,
+        call.provider,
       ],
     );
     return row;
@@ -130,12 +138,16 @@ export class CallsStore {
     return row;
   }
 
-  /** queued → ongoing, taken by the instance that will carry the call's live part. */
-  async connect(id: string, owner: string, tx: Queryable): Promise<CallRecord | undefined> {
+  /**
+   * queued → ongoing, taken by the instance that will carry the call's live part; a call a vendor carries has no
+   * owner here (null). `startedAt` is the vendor's own start time, when it reports one.
+   */
+  async connect(id: string, owner: string | null, tx: Queryable, startedAt?: Date): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
-      `UPDATE calls c SET status = 'ongoing', started_at = clock_timestamp(), owner = $2, heartbeat_at = now()
+      `UPDATE calls c SET status = 'ongoing', started_at = least(clock_timestamp(), coalesce($3::timestamptz, clock_timestamp())), owner = $2,
+              heartbeat_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
         WHERE c.id = $1 AND c.status = 'queued' RETURNING ${columns}`,
-      [id, owner],
+      [id, owner, startedAt ?? null],
     );
     return row;
   }
@@ -156,15 +168,17 @@ export class CallsStore {
     reason: DisconnectionReason,
     tx: Queryable,
     staleSeconds?: number,
+    endedAt?: Date,
   ): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET status = $3, disconnection_reason = $4, owner = NULL,
-              ended_at = CASE WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
+              ended_at = CASE WHEN $6::timestamptz IS NOT NULL THEN greatest(coalesce(c.started_at, $6::timestamptz), $6::timestamptz)
+                              WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
                               ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END
         WHERE c.id = $1 AND c.status = ANY($2::text[])
           AND ($5::float8 IS NULL OR c.heartbeat_at < now() - make_interval(secs => $5::float8))
         RETURNING ${columns}`,
-      [id, [...from], status, reason, staleSeconds ?? null],
+      [id, [...from], status, reason, staleSeconds ?? null, endedAt ?? null],
     );
     return row;
   }
@@ -254,7 +268,7 @@ export class CallsStore {
   /** The post-call results, written once. */
   async saveResults(id: string, results: { transcriptObject: unknown; recordingKey: string | null; analysis: unknown }): Promise<CallRecord | undefined> {
     const [row] = await this.db.query<CallRecord>(
-      `UPDATE calls c SET transcript_object = $2, recording_key = $3, call_analysis = $4, processed_at = clock_timestamp()
+      `UPDATE calls c SET transcript_object = $2, recording_key = coalesce($3, c.recording_key), call_analysis = $4, processed_at = clock_timestamp()
         WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
       [id, jsonParam(results.transcriptObject), results.recordingKey, jsonParam(results.analysis)],
     );
