@@ -89,6 +89,11 @@ export class TwilioCalls {
     if (call.provider_call_id !== null && callSid !== "" && call.provider_call_id !== callSid) return undefined;
     if (!(await this.deps.lifecycle.connected(call.id))) return undefined;
     if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
+    const { config } = await this.deps.service.agentFor(call);
+    const limit = setTimeout(() => {
+      this.deps.lifecycle.finish(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
+    }, config.voice.max_call_seconds * 1000);
+    limit.unref();
     return {
       callId: call.id,
       hungUp: async () => {
@@ -100,6 +105,7 @@ export class TwilioCalls {
         if (saved) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishUpdate(saved, tx));
       },
       attach: (transport) => this.deps.attachSpeech?.(call, transport),
+      release: () => clearTimeout(limit),
       log: this.deps.log,
     };
   }

@@ -25,6 +25,8 @@ export interface TwilioMediaCall {
   saveRecording(wav: Buffer): Promise<void>;
   /** Where the speech pipeline attaches to the call's audio. */
   attach(transport: CallAudioTransport): void;
+  /** The stream is over (whoever ended it): what the call held for it is let go. */
+  release(): void;
   log: Logger;
 }
 
@@ -205,6 +207,7 @@ export class TwilioMediaSession implements CallAudioTransport, Closable {
     if (this.playbacks.length > 0) this.outbound.truncate(this.now());
     for (const playback of this.playbacks.splice(0)) playback.resolve(false);
     for (const listener of this.endListeners) listener();
+    call.release();
     try {
       await call.saveRecording(this.recording());
     } catch (error) {
