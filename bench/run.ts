@@ -14,8 +14,9 @@ import { soak } from "./soak.js";
 import { storeTurns } from "./store-turns.js";
 import { timeToFirstToken } from "./ttft.js";
 import { voiceCalls } from "./voice.js";
+import { retellSocket } from "./retell-socket.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, soak, voiceCalls];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, soak, voiceCalls, retellSocket];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

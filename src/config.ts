@@ -38,6 +38,7 @@ export interface Config {
     heartbeatMs: number;
     staleAfterMs: number;
     socketPingMs: number;
+    vendorTimeoutMs: number;
   };
 }
 
@@ -126,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),
       staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
+      vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),
     },
   };
 }

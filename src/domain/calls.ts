@@ -302,7 +302,8 @@ export class CallService {
     return this.deps.projects.resolve(project);
   }
 
-  private async resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+  /** The project version a call was created with: its settings and credentials. */
+  async resolveVersion(call: CallRecord): Promise<ResolvedProject> {
     const project = await this.deps.projects.findById(call.organization_id, call.project_id);
     if (!project) throw new NotFoundError("Project not found");
     return this.deps.projects.resolve(project, call.config_version_id);

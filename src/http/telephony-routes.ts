@@ -16,8 +16,9 @@ export interface TelephonyRoutesOptions {
   publicBaseUrl: string | undefined;
 }
 
-/** Retell sends the whole transcript with each turn; a long call's transcript is large, but not this large. */
-const maxFrameBytes = 1024 * 1024;
+/** Retell sends the whole transcript with each turn and webhook; a long call's transcript is large, but not this large. */
+const maxFrameBytes = 4 * 1024 * 1024;
+const maxWebhookBytes = 16 * 1024 * 1024;
 
 function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString();
@@ -41,7 +42,7 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string" }, async (_request: FastifyRequest, body: string | Buffer) => body.toString());
 
-    app.post("/voice/retell/webhook", { schema: { hide: true } }, async (request, reply) => {
+    app.post("/voice/retell/webhook", { schema: { hide: true }, bodyLimit: maxWebhookBytes }, async (request, reply) => {
       await options.retell.webhook(typeof request.body === "string" ? request.body : "", header(request, "x-retell-signature"));
       return reply.code(204).send();
     });

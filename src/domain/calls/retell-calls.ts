@@ -68,7 +68,7 @@ export class RetellCalls {
     const hook = parseWebhook(rawBody);
     const call = hook ? await this.callOf(hook.call) : undefined;
     if (!hook || !call || !signature) throw new UnauthorizedError("Invalid signature");
-    const { secrets } = await this.deps.service.agentFor(call);
+    const { secrets } = await this.deps.service.resolveVersion(call);
     if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthorizedError("Invalid signature");
     const digest = createHash("sha256").update(rawBody).digest("hex");
     if (!(await this.deps.vendor.claimDelivery("retell", digest, this.deps.db))) return;

@@ -50,7 +50,7 @@ export class TwilioCalls {
   async status(callId: string, params: Record<string, string>, signature: string | undefined, url: string): Promise<void> {
     const call = await this.deps.calls.findById(callId);
     if (!call || call.provider !== "twilio" || !signature) throw new ForbiddenError("Invalid signature");
-    const { secrets } = await this.deps.service.agentFor(call);
+    const { secrets } = await this.deps.service.resolveVersion(call);
     if (!secrets.twilioAuthToken || !validateRequest(secrets.twilioAuthToken, signature, url, params)) throw new ForbiddenError("Invalid signature");
     const callSid = params["CallSid"] ?? "";
     if (call.provider_call_id !== null && call.provider_call_id !== callSid) throw new ForbiddenError("The callback names another call");
@@ -89,7 +89,7 @@ export class TwilioCalls {
     if (call.provider_call_id !== null && callSid !== "" && call.provider_call_id !== callSid) return undefined;
     if (!(await this.deps.lifecycle.connected(call.id))) return undefined;
     if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
-    const { config } = await this.deps.service.agentFor(call);
+    const { config } = await this.deps.service.resolveVersion(call);
     const limit = setTimeout(() => {
       this.deps.lifecycle.finish(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
     }, config.voice.max_call_seconds * 1000);

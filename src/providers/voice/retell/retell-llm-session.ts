@@ -78,6 +78,8 @@ export class RetellLlmSession {
   private current: AbortController | undefined;
   private limit: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Once the call is ongoing it stays so until it ends, which the agent's own recording then notices. */
+  private live = false;
 
   constructor(
     private readonly call: RetellLlmCall,
@@ -131,7 +133,8 @@ export class RetellLlmSession {
     this.current = controller;
     const isCurrent = () => !this.closed && this.latestId === responseId && !controller.signal.aborted;
     this.takeUserUtterances(transcript);
-    if (!(await this.call.connect())) {
+    this.live ||= await this.call.connect();
+    if (!this.live) {
       if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: true });
       return;
     }
