@@ -2,6 +2,7 @@ import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { RetellCalls } from "../domain/calls/retell-calls.js";
+import { NotFoundError } from "../domain/errors.js";
 import type { TwilioCalls } from "../domain/calls/twilio-calls.js";
 import type { LiveSockets } from "../providers/voice/live-sockets.js";
 import { RetellLlmSession } from "../providers/voice/retell/retell-llm-session.js";
@@ -23,6 +24,11 @@ const maxWebhookBytes = 16 * 1024 * 1024;
 function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString();
   return Array.isArray(data) ? Buffer.concat(data).toString() : Buffer.from(data).toString();
+}
+
+/** A plain HTTP request matches no WebSocket route: 404 in the usual shape, as for the other sockets. */
+async function socketsOnly(request: FastifyRequest): Promise<void> {
+  if (!request.ws) throw new NotFoundError("Not Found");
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -55,7 +61,7 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
       return reply.code(204).send();
     });
 
-    app.get<{ Params: { retell_call_id: string } }>("/voice/retell/llm/:retell_call_id", { websocket: true, logLevel: "warn" }, (socket: WebSocket, request) => {
+    app.get<{ Params: { retell_call_id: string } }>("/voice/retell/llm/:retell_call_id", { websocket: true, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
       const pending: string[] = [];
       let session: RetellLlmSession | undefined;
       let release: (() => void) | undefined;
@@ -86,7 +92,7 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
         });
     });
 
-    app.get<{ Params: { call_id: string } }>("/voice/twilio/media/:call_id", { websocket: true, logLevel: "warn" }, (socket: WebSocket, request) => {
+    app.get<{ Params: { call_id: string } }>("/voice/twilio/media/:call_id", { websocket: true, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
       const session = new TwilioMediaSession(request.params.call_id, options.twilio.mediaPort(), {
         send: (text) => socket.readyState === socket.OPEN && socket.send(text),
         close: (code, reason) => socket.close(code, reason),

@@ -8,6 +8,10 @@ import { decodeMulaw, encodeMulaw } from "./mulaw.js";
 export const twilioSampleRate = 8000;
 /** Twilio's own frame: 20 ms of μ-law. */
 const frameSamples = 160;
+/** Twilio sends `start` right after connecting; a socket that has not authenticated by then is not Twilio's. */
+const startDeadlineMs = 10_000;
+/** Frames kept while a stream's token is checked: 10 s of audio, far more than the check takes. */
+const maxEarlyFrames = 500;
 /** A call's audio is kept for its recording; three hours of both sides at 8 kHz is about 170 MB, the most kept. */
 const maxRecordedSamples = twilioSampleRate * 3 * 3600;
 
@@ -95,12 +99,21 @@ export class TwilioMediaSession implements CallAudioTransport, Closable {
   private readonly audioListeners: ((samples: Int16Array) => void)[] = [];
   private readonly endListeners: (() => void)[] = [];
   private finished = false;
+  private readonly early: Record<string, unknown>[] = [];
+  private readonly startDeadline: NodeJS.Timeout;
 
   constructor(
     private readonly callId: string,
     private readonly port: TwilioMediaPort,
     private readonly socket: TwilioSocket,
-  ) {}
+  ) {
+    this.startDeadline = setTimeout(() => {
+      if (this.call) return;
+      this.finished = true;
+      this.socket.close(4403, "stream not authorized");
+    }, startDeadlineMs);
+    this.startDeadline.unref();
+  }
 
   receive(text: string): void {
     let message: unknown;
@@ -111,8 +124,20 @@ export class TwilioMediaSession implements CallAudioTransport, Closable {
     }
     if (!isRecord(message)) return;
     const event = message["event"];
-    if (event === "start") void this.start(message);
-    if (!this.call) return;
+    if (event === "start") {
+      void this.start(message);
+      return;
+    }
+    // Twilio sends the first audio right after `start`, while its token is still being checked: kept until then.
+    if (this.starting && !this.call && !this.finished) {
+      if (this.early.length < maxEarlyFrames) this.early.push(message);
+      return;
+    }
+    if (this.call) this.handle(message);
+  }
+
+  private handle(message: Record<string, unknown>): void {
+    const event = message["event"];
     if (event === "media") this.media(message["media"]);
     else if (event === "mark") this.marked(message["mark"]);
     else if (event === "stop") void this.stop(true);
@@ -156,6 +181,7 @@ export class TwilioMediaSession implements CallAudioTransport, Closable {
   }
 
   socketClosed(): void {
+    clearTimeout(this.startDeadline);
     void this.stop(true);
   }
 
@@ -169,14 +195,23 @@ export class TwilioMediaSession implements CallAudioTransport, Closable {
     const streamSid = typeof message["streamSid"] === "string" ? message["streamSid"] : isRecord(start) && typeof start["streamSid"] === "string" ? start["streamSid"] : "";
     const call = streamSid ? await this.port.begin(this.callId, token, callSid).catch(() => undefined) : undefined;
     if (!call) {
+      this.early.length = 0;
       this.finished = true;
       this.socket.close(4403, "stream not authorized");
+      return;
+    }
+    clearTimeout(this.startDeadline);
+    if (this.finished) {
+      // The socket closed while the call was being connected: the caller is gone already.
+      call.release();
+      await call.hungUp().catch((error: unknown) => call.log.warn({ err: error, callId: call.callId }, "ending a Twilio call failed"));
       return;
     }
     this.call = call;
     this.streamSid = streamSid;
     this.startedAt = Date.now();
     call.attach(this);
+    for (const message of this.early.splice(0)) this.handle(message);
   }
 
   private media(media: unknown): void {

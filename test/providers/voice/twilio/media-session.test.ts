@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import pino from "pino";
-import type { CallAudioTransport } from "../../../src/providers/voice/call-audio.js";
-import { decodeMulaw, encodeMulaw } from "../../../src/providers/voice/twilio/mulaw.js";
-import { TwilioMediaSession, type TwilioMediaCall } from "../../../src/providers/voice/twilio/twilio-media-session.js";
-import { decodeWav } from "../../../src/providers/voice/wav.js";
+import type { CallAudioTransport } from "../../../../src/providers/voice/call-audio.js";
+import { decodeMulaw, encodeMulaw } from "../../../../src/providers/voice/twilio/mulaw.js";
+import { TwilioMediaSession, type TwilioMediaCall } from "../../../../src/providers/voice/twilio/twilio-media-session.js";
+import { decodeWav } from "../../../../src/providers/voice/wav.js";
 
 interface Harness {
   session: TwilioMediaSession;
