@@ -216,8 +216,11 @@ export class CallService {
   }
 
   private async startScheduled(callId: string): Promise<void> {
+    const scheduled = await this.deps.calls.findById(callId);
+    if (!scheduled) return;
+    const owner = carriedByVendor(scheduled.provider) ? null : this.deps.owner;
     const call = await this.deps.db.transaction(async (tx) => {
-      const promoted = await this.deps.calls.promote(callId, this.deps.owner, tx);
+      const promoted = await this.deps.calls.promote(callId, owner, tx);
       if (promoted) await this.deps.lifecycle.publishUpdate(promoted, tx);
       return promoted;
     });
@@ -281,8 +284,11 @@ export class CallService {
     }
   }
 
-  /** The call as a provider sees it, with the agent session that answers for the thread's project. */
-  async agentFor(call: CallRecord): Promise<ProviderCall> {
+  /**
+   * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
+   * utterances of the transcript the provider will feed it are in the thread's history already.
+   */
+  async agentFor(call: CallRecord, recorded = 0): Promise<ProviderCall> {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -292,6 +298,7 @@ export class CallService {
       maxHistoryMessages: agent.max_history_messages,
       record: (utterances) => this.deps.lifecycle.record(call.id, utterances),
       serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
+      recorded,
     });
     return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session };
   }

@@ -130,9 +130,10 @@ export class CallsStore {
   }
 
   /** scheduled → queued: the one step that starts a scheduled call, so a duplicate delivery finds nothing to do. */
-  async promote(id: string, owner: string, tx: Queryable = this.db): Promise<CallRecord | undefined> {
+  async promote(id: string, owner: string | null, tx: Queryable = this.db): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
-      `UPDATE calls c SET status = 'queued', owner = $2, heartbeat_at = now() WHERE c.id = $1 AND c.status = 'scheduled' RETURNING ${columns}`,
+      `UPDATE calls c SET status = 'queued', owner = $2, heartbeat_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
+        WHERE c.id = $1 AND c.status = 'scheduled' RETURNING ${columns}`,
       [id, owner],
     );
     return row;

@@ -48,11 +48,16 @@ export class RetellCalls {
       call = await this.deps.vendor.findByProviderCallId("retell", retellCallId);
     }
     if (!call || !live(call)) return undefined;
-    const { agent, config } = await this.deps.service.agentFor(call);
+    const history = (await this.deps.calls.utterances(call.thread_id, call.id)).map((utterance) => ({
+      role: utterance.role === "assistant" ? ("agent" as const) : ("user" as const),
+      content: utterance.content,
+    }));
+    const { agent, config } = await this.deps.service.agentFor(call, history.length);
     const callId = call.id;
     return {
       callId,
       agent,
+      history,
       connect: async () => (await this.deps.lifecycle.connected(callId)) || (await this.deps.calls.findById(callId))?.status === "ongoing",
       closesConversation: replyClosesConversation,
       expire: async () => {

@@ -290,6 +290,33 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     }
   });
 
+  test("a socket Retell reconnects mid-call picks up where the call was: nothing is stored twice", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, retellId } = await placeCall(h, apiKey, threadId, projectId);
+    await webhook(h, "call_started", { call_id: retellId, call_status: "ongoing", start_timestamp: Date.now() });
+    const first = await RetellLlmClient.connect(h.wsBase, retellId);
+    first.send({ interaction_type: "response_required", response_id: 1, transcript: [{ role: "user", content: "What are your opening hours?" }] });
+    const answer = (await first.response(1)).text;
+    first.close();
+    const again = await RetellLlmClient.connect(h.wsBase, retellId);
+    again.send({
+      interaction_type: "response_required",
+      response_id: 2,
+      transcript: [
+        { role: "user", content: "What are your opening hours?" },
+        { role: "agent", content: answer },
+        { role: "user", content: "Where is the office located?" },
+      ],
+    });
+    assert.equal((await again.response(2)).text, "Our office is at 1 Main Street.");
+    again.close();
+    const call = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(
+      call.transcript,
+      "User: What are your opening hours?\nAgent: We are open from 9 to 5 on weekdays.\nUser: Where is the office located?\nAgent: Our office is at 1 Main Street.",
+    );
+  });
+
   test("a web call is created at Retell and its access token arrives as web_call.ready", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
     const events = await TestSocket.open(`${h.wsBase}/threads/${threadId}/events`, { authorization: apiKey });

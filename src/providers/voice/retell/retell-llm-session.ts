@@ -12,6 +12,8 @@ export interface RetellSocket {
 export interface RetellLlmCall {
   callId: string;
   agent: VoiceAgent;
+  /** What of the call is in the thread's history already: Retell reconnects a socket mid-call (`auto_reconnect`). */
+  history: TranscriptItem[];
   /** Makes the call ongoing if it is not yet (Retell's webhook may come later); false once the call is over. */
   connect(): Promise<boolean>;
   /** Whether the agent's reply closes the conversation: Retell is then told to hang up (`end_call`). */
@@ -84,7 +86,10 @@ export class RetellLlmSession {
   constructor(
     private readonly call: RetellLlmCall,
     private readonly socket: RetellSocket,
-  ) {}
+  ) {
+    this.items.push(...call.history);
+    this.usersSeen = call.history.filter((item) => item.role === "user").length;
+  }
 
   start(): void {
     this.send({ response_type: "config", config: { auto_reconnect: true, call_details: true } });

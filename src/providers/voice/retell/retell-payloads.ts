@@ -8,8 +8,6 @@ import { isRecord } from "../vendor-http.js";
  * parsed from `unknown` field by field so that a malformed or hostile body never reaches the store.
  */
 
-export type RetellWebhookEvent = "call_started" | "call_ended" | "call_analyzed";
-
 export interface RetellCallObject {
   callId: string;
   /** The call id Parley put in `metadata` when it created the call. */

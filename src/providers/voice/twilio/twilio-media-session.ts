@@ -5,7 +5,7 @@ import { isRecord } from "../vendor-http.js";
 import { encodeWav } from "../wav.js";
 import { decodeMulaw, encodeMulaw } from "./mulaw.js";
 
-export const twilioSampleRate = 8000;
+const twilioSampleRate = 8000;
 /** Twilio's own frame: 20 ms of μ-law. */
 const frameSamples = 160;
 /** Twilio sends `start` right after connecting; a socket that has not authenticated by then is not Twilio's. */

@@ -13,7 +13,7 @@ export interface TwilioProviderOptions {
 }
 
 /** The call progress events Twilio is asked to report to the status callback. */
-export const statusCallbackEvents = ["initiated", "ringing", "answered", "completed"] as const;
+const statusCallbackEvents = ["initiated", "ringing", "answered", "completed"] as const;
 
 function xmlAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
