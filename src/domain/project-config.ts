@@ -148,6 +148,13 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
   };
 }
 
+/** A version stored before the vendor settings existed has none: it gets their defaults (its provider is simulated). */
+export function withVoiceVendorDefaults(config: ProjectConfig): ProjectConfig {
+  if (config.voice.twilio && config.voice.retell) return config;
+  const defaults = withDefaults({}).voice;
+  return { ...config, voice: { ...config.voice, twilio: config.voice.twilio ?? defaults.twilio, retell: config.voice.retell ?? defaults.retell } };
+}
+
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
 }

@@ -3,7 +3,7 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../store
 import { ConflictError, NotFoundError, valueError } from "./errors.js";
 import { uuidv7 } from "./ids.js";
 import { checkJsonSchema } from "./json-schema.js";
-import { splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { splitSecrets, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "./secrets.js";
 
 export interface ResolvedProject {
@@ -76,7 +76,7 @@ export class ProjectService {
       organization_id: project.organization_id,
       name: project.name,
       config_version_id: current.id,
-      config: publicView(current.config, this.openSecrets(current)),
+      config: publicView(withVoiceVendorDefaults(current.config), this.openSecrets(current)),
       versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
     };
   }
@@ -97,9 +97,10 @@ export class ProjectService {
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
-    this.versionCache.set(versionId, version.config);
+    const config = withVoiceVendorDefaults(version.config);
+    this.versionCache.set(versionId, config);
     this.secretCache.set(versionId, secrets);
-    return { project, configVersionId: versionId, config: version.config, secrets };
+    return { project, configVersionId: versionId, config, secrets };
   }
 
   private openSecrets(version: ConfigVersionRecord): ProjectSecrets {
