@@ -27,6 +27,8 @@ export interface FakeRetell {
   /** Ids of the calls it created, in order. */
   callIds: string[];
   behave(behaviour: RetellBehaviour): void;
+  /** Runs before create-phone-call is answered, with the new call's id and the request: Retell racing its own answer. */
+  beforeAnswer(hook: ((callId: string, body: Record<string, unknown> | undefined) => Promise<void>) | undefined): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startFakeRetell(apiKey: string): Promise<FakeRetell> {
   const requests: RetellRequest[] = [];
   const callIds: string[] = [];
   let behaviour: RetellBehaviour = { kind: "ok" };
+  let hook: ((callId: string, body: Record<string, unknown> | undefined) => Promise<void>) | undefined;
   const server = createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
@@ -60,7 +63,8 @@ export async function startFakeRetell(apiKey: string): Promise<FakeRetell> {
       const callId = retellCallId();
       if (request.method === "POST" && path === "/v2/create-phone-call") {
         callIds.push(callId);
-        return answer(201, {
+        const answerCall = () =>
+          answer(201, {
           call_id: callId,
           call_type: "phone_call",
           agent_id: json?.["override_agent_id"],
@@ -70,6 +74,9 @@ export async function startFakeRetell(apiKey: string): Promise<FakeRetell> {
           direction: "outbound",
           metadata: json?.["metadata"],
         });
+        if (!hook) return answerCall();
+        void hook(callId, json).finally(answerCall);
+        return;
       }
       if (request.method === "POST" && path === "/v2/create-web-call") {
         callIds.push(callId);
@@ -94,6 +101,9 @@ export async function startFakeRetell(apiKey: string): Promise<FakeRetell> {
     callIds,
     behave(next) {
       behaviour = next;
+    },
+    beforeAnswer(next) {
+      hook = next;
     },
     close: () =>
       new Promise((resolve) => {

@@ -33,9 +33,10 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     await retell.close();
   });
 
-  async function setUp(agent?: Record<string, unknown>) {
+  async function setUp(agent?: Record<string, unknown>, voice: Record<string, unknown> = {}) {
     const h = harness();
-    const org = await h.organization(retellConfig(retell, agent));
+    const config = retellConfig(retell, agent);
+    const org = await h.organization({ ...config, voice: { ...config.voice, ...voice } });
     const threadId = await h.thread(org.apiKey);
     return { h, ...org, threadId };
   }
@@ -315,6 +316,43 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
       call.transcript,
       "User: What are your opening hours?\nAgent: We are open from 9 to 5 on weekdays.\nUser: Where is the office located?\nAgent: Our office is at 1 Main Street.",
     );
+  });
+
+  test("Retell's socket and webhook may come before its create-phone-call answer: the call is found all the same", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    let early: RetellLlmClient | undefined;
+    let started: number | undefined;
+    retell.beforeAnswer(async (retellId, body) => {
+      early = await RetellLlmClient.connect(h.wsBase, retellId);
+      early.send({ interaction_type: "response_required", response_id: 1, transcript: [{ role: "user", content: "What are your opening hours?" }] });
+      await sleep(100);
+      const parleyCallId = (body?.["metadata"] as { parley_call_id: string }).parley_call_id;
+      started = (await webhook(h, "call_started", { call_id: retellId, call_status: "ongoing", start_timestamp: Date.now(), metadata: { parley_call_id: parleyCallId } })).status;
+    });
+    try {
+      const { callId } = await placeCall(h, apiKey, threadId, projectId);
+      assert.equal(started, 204, "the webhook was authenticated through the call id in its metadata");
+      assert.equal((await early!.response(1)).text, "We are open from 9 to 5 on weekdays.");
+      const call = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+      assert.equal(call.status, "ongoing");
+      early!.close();
+    } finally {
+      retell.beforeAnswer(undefined);
+    }
+  });
+
+  test("at voice.max_call_seconds Parley ends the call and stops it at Retell", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp(undefined, { max_call_seconds: 1 });
+    const { callId, retellId } = await placeCall(h, apiKey, threadId, projectId);
+    const llm = await RetellLlmClient.connect(h.wsBase, retellId);
+    llm.send({ interaction_type: "response_required", response_id: 1, transcript: [{ role: "user", content: "Hello?" }] });
+    await llm.response(1);
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended", 5000);
+    assert.equal(call.disconnection_reason, "max_duration_reached");
+    const deadline = Date.now() + 3000;
+    while (!retell.requests.some((request) => request.path === `/v2/stop-call/${retellId}`) && Date.now() < deadline) await sleep(20);
+    assert.ok(retell.requests.some((request) => request.path === `/v2/stop-call/${retellId}`));
+    assert.equal((await llm.waitClosed()).code, 1000, "this instance closes the call's socket");
   });
 
   test("a web call is created at Retell and its access token arrives as web_call.ready", async () => {
