@@ -20,6 +20,8 @@ export interface TelephonyRoutesOptions {
 /** Retell sends the whole transcript with each turn and webhook; a long call's transcript is large, but not this large. */
 const maxFrameBytes = 4 * 1024 * 1024;
 const maxWebhookBytes = 16 * 1024 * 1024;
+/** Frames kept while a Retell socket's call is looked up (a second or two): Retell sends a handful at most. */
+const maxPendingFrames = 50;
 
 function textOf(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString();
@@ -69,7 +71,8 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
       socket.on("message", (data: RawData, isBinary: boolean) => {
         if (isBinary) return;
         if (session) session.receive(textOf(data));
-        else pending.push(textOf(data));
+        else if (pending.length < maxPendingFrames) pending.push(textOf(data));
+        else socket.close(1008, "too many frames before the call was found");
       });
       socket.on("close", () => {
         closed = true;
