@@ -238,7 +238,7 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     try {
       const response = await h.request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload: { callee: "+14155552671", project_id: projectId } });
       assert.equal(response.status, 502);
-      assert.deepEqual(response.json(), { detail: "Voice provider failed: Retell did not answer within 0.6 s" });
+      assert.deepEqual(response.json(), { detail: "Voice provider failed: Retell did not answer within 1.5 s" });
     } finally {
       retell.behave({ kind: "ok" });
     }
@@ -325,7 +325,7 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     retell.beforeAnswer(async (retellId, body) => {
       early = await RetellLlmClient.connect(h.wsBase, retellId);
       early.send({ interaction_type: "response_required", response_id: 1, transcript: [{ role: "user", content: "What are your opening hours?" }] });
-      await sleep(100);
+      await sleep(50);
       const parleyCallId = (body?.["metadata"] as { parley_call_id: string }).parley_call_id;
       started = (await webhook(h, "call_started", { call_id: retellId, call_status: "ongoing", start_timestamp: Date.now(), metadata: { parley_call_id: parleyCallId } })).status;
     });

@@ -28,7 +28,7 @@ export function forEachTelephonyDatabase(title: string, body: (harness: () => Te
         const app = await createApp(testConfig(database, { PUBLIC_BASE_URL: publicBaseUrl, ...overrides }), {
           db: database.db,
           logger: pino({ level: "silent" }),
-          voice: { ...testVoiceSettings, vendorTimeoutMs: 600, vendorSocketGraceMs: 300 },
+          voice: { ...testVoiceSettings, vendorTimeoutMs: 1500, vendorSocketGraceMs: 1000 },
         });
         await app.server.ready();
         const wsBase = await listen(app);

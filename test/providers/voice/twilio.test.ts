@@ -148,7 +148,7 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     const { h, apiKey, projectId, threadId } = await setUp();
     for (const [behaviour, detail] of [
       [{ kind: "status", status: 500 }, "Voice provider failed: Twilio answered 500: Internal Server Error"],
-      [{ kind: "hang" }, "Voice provider failed: Twilio did not answer within 0.6 s"],
+      [{ kind: "hang" }, "Voice provider failed: Twilio did not answer within 1.5 s"],
     ] as const) {
       twilio.behave(behaviour);
       try {
