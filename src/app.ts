@@ -1,32 +1,37 @@
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
-import { Authenticator, type CachedApiKey } from "./domain/credentials.js";
-import { changeTags, Invalidations } from "./domain/invalidation.js";
-import { runFirstStart, type FirstStartKeys } from "./domain/first-start.js";
-import { OrganizationService } from "./domain/organizations.js";
-import { ProjectService } from "./domain/projects.js";
-import { SecretBox } from "./domain/secrets.js";
-import { ThreadTokens } from "./domain/thread-tokens.js";
-import { ThreadService } from "./domain/threads.js";
-import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat.js";
-import { HistoryService } from "./domain/history.js";
-import { SummaryService } from "./domain/summaries.js";
-import { RateLimits } from "./domain/rate-limits.js";
-import { InProcessRateLimiter, PostgresRateLimiter, RedisRateLimiter, type RateLimiter } from "./store/rate-limiters.js";
-import { createVoice } from "./domain/voice.js";
-import type { VoiceSettings } from "./domain/voice-settings.js";
+import { Authenticator, type CachedApiKey } from "./domain/access/credentials.js";
+import { changeTags, Invalidations } from "./domain/cache/invalidation.js";
+import { runFirstStart, type FirstStartKeys } from "./domain/organizations/first-start.js";
+import { OrganizationService } from "./domain/organizations/organization-service.js";
+import { ProjectService } from "./domain/projects/project-service.js";
+import { SecretBox } from "./domain/access/secrets.js";
+import { ThreadTokens } from "./domain/access/thread-tokens.js";
+import { ThreadService } from "./domain/threads/thread-service.js";
+import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat/chat-service.js";
+import { HistoryService } from "./domain/history/history-service.js";
+import { SummaryService } from "./domain/chat/summaries.js";
+import { RateLimits } from "./domain/access/rate-limits.js";
+import { FlexibleRateLimiter } from "./store/rate-limiters.js";
+import { createVoice } from "./voice-wiring.js";
+import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
 import { callRoutes } from "./http/call-routes.js";
-import { socketRoutes } from "./http/events-routes.js";
+import { socketRoutes } from "./http/socket-routes.js";
 import { telephonyRoutes } from "./http/telephony-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
+import { simulationRoutes } from "./http/simulation-routes.js";
+import { SimulationService } from "./domain/simulations/service.js";
+import { PostgresSimulationsStore } from "./store/simulations-store.js";
 import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
-import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
+import { MessagesStore } from "./store/messages-store.js";
+import { ConversationsStore } from "./store/conversations-store.js";
+import { UsageStore } from "./store/usage-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "./store/thread-locks.js";
 import { TurnsStore } from "./store/turns-store.js";
 import { Notifier } from "./store/notifier.js";
@@ -36,7 +41,7 @@ import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
-import type { Db } from "./store/db.js";
+import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
 import { openPglite } from "./store/pglite-db.js";
@@ -98,24 +103,27 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations);
+  const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
-  const rateLimiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter(config.redisUrl)
-    : config.databaseUrl
-      ? new PostgresRateLimiter(db)
-      : new InProcessRateLimiter();
+  const rateLimiter = new FlexibleRateLimiter(
+    config.redisUrl
+      ? { kind: "redis", url: config.redisUrl }
+      : config.databaseUrl
+        ? { kind: "postgres", connectionString: config.databaseUrl }
+        : { kind: "memory" },
+  );
   const rateLimits = new RateLimits(rateLimiter, {
     perKeyPerMinute: config.rateLimitPerKeyPerMinute,
     perOrganizationPerMinute: config.rateLimitPerOrganizationPerMinute,
   });
   const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey, apiKeys);
   const metrics = new HttpMetrics();
-  metrics.gauge("parley_history_cache_bytes", () => renderedPages.size);
-  metrics.gauge("parley_history_cache_entries", () => renderedPages.count);
-  metrics.gauge("parley_credential_cache_entries", () => apiKeys.count);
-  metrics.gauge("parley_database_listener_up", () => (invalidations.live ? 1 : 0));
+  metrics.gauge("parley_history_cache_bytes", "Bytes of rendered history pages held in memory.", () => renderedPages.size);
+  metrics.gauge("parley_history_cache_entries", "Rendered history pages held in memory.", () => renderedPages.count);
+  metrics.gauge("parley_credential_cache_entries", "API keys held in memory.", () => apiKeys.count);
+  metrics.gauge("parley_database_listener_up", "1 while this instance hears the database's change notifications.", () => (invalidations.live ? 1 : 0));
   const voice = createVoice({
     config,
     settings: { ...config.voice, ...options.voice },
@@ -146,10 +154,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
-      ...chatRoutes(chat, invalidations),
+      ...chatRoutes(chat, simulations),
+      ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
-      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
+      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
       ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),

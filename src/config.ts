@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 
 /** Every setting, parsed and validated once at start. */
 export interface Config {
@@ -33,13 +34,7 @@ export interface Config {
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
-  voice: {
-    webCallJoinTimeoutMs: number;
-    heartbeatMs: number;
-    staleAfterMs: number;
-    socketPingMs: number;
-    vendorTimeoutMs: number;
-  };
+  voice: VoiceSettings;
 }
 
 export class ConfigError extends Error {}
@@ -127,7 +122,10 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),
       staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
+      // pg-boss polls every half second at the fastest.
+      schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,
       vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),
+      vendorSocketGraceMs: integer(env, "VOICE_VENDOR_SOCKET_GRACE_MS", 2_000, 0, 60_000),
     },
   };
 }

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import { ServiceUnavailableError } from "../domain/errors.js";
-import type { Db } from "../store/db.js";
+import { UnavailableError } from "../domain/shared/errors.js";
+import type { Db } from "../domain/shared/database.js";
 import type { HttpMetrics } from "./metrics.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";
@@ -29,7 +29,7 @@ export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
         try {
           await db.ping();
         } catch {
-          throw new ServiceUnavailableError("Database unavailable");
+          throw new UnavailableError("Database unavailable");
         }
         return { status: "ok" };
       },
@@ -42,7 +42,7 @@ export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
       access: "public",
       responses: { 200: Type.String() },
       raw: true,
-      handler: async ({ reply }) => reply.type("text/plain; version=0.0.4").send(metrics.render()),
+      handler: async ({ reply }) => reply.type(metrics.contentType).send(await metrics.render()),
     }),
   ];
 }

@@ -2,11 +2,11 @@ import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { RetellCalls } from "../domain/calls/retell-calls.js";
-import { NotFoundError } from "../domain/errors.js";
 import type { TwilioCalls } from "../domain/calls/twilio-calls.js";
 import type { LiveSockets } from "../providers/voice/live-sockets.js";
 import { RetellLlmSession } from "../providers/voice/retell/retell-llm-session.js";
 import { TwilioMediaSession } from "../providers/voice/twilio/twilio-media-session.js";
+import { bytesOf, rejectPlainHttp } from "./socket-support.js";
 
 export interface TelephonyRoutesOptions {
   retell: RetellCalls;
@@ -24,14 +24,16 @@ const maxWebhookBytes = 16 * 1024 * 1024;
 const maxPendingFrames = 50;
 
 function textOf(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString();
-  return Array.isArray(data) ? Buffer.concat(data).toString() : Buffer.from(data).toString();
+  return bytesOf(data).toString();
 }
 
 /** A plain HTTP request matches no WebSocket route: 404 in the usual shape, as for the other sockets. */
 async function socketsOnly(request: FastifyRequest): Promise<void> {
-  if (!request.ws) throw new NotFoundError("Not Found");
+  rejectPlainHttp(request);
 }
+
+/** Each is authenticated by the vendor's own means (below), not by a Parley credential: public to the route catalogue. */
+const vendorAccess = { access: "public" } as const;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -50,12 +52,12 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string" }, async (_request: FastifyRequest, body: string | Buffer) => body.toString());
 
-    app.post("/voice/retell/webhook", { schema: { hide: true }, bodyLimit: maxWebhookBytes }, async (request, reply) => {
+    app.post("/voice/retell/webhook", { schema: { hide: true }, bodyLimit: maxWebhookBytes, config: vendorAccess }, async (request, reply) => {
       await options.retell.webhook(typeof request.body === "string" ? request.body : "", header(request, "x-retell-signature"));
       return reply.code(204).send();
     });
 
-    app.post<{ Params: { call_id: string } }>("/voice/twilio/status/:call_id", { schema: { hide: true } }, async (request, reply) => {
+    app.post<{ Params: { call_id: string } }>("/voice/twilio/status/:call_id", { schema: { hide: true }, config: vendorAccess }, async (request, reply) => {
       const body = typeof request.body === "string" ? request.body : "";
       const params = Object.fromEntries(new URLSearchParams(body));
       const url = `${options.publicBaseUrl ?? ""}${request.url}`;
@@ -63,7 +65,7 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
       return reply.code(204).send();
     });
 
-    app.get<{ Params: { retell_call_id: string } }>("/voice/retell/llm/:retell_call_id", { websocket: true, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
+    app.get<{ Params: { retell_call_id: string } }>("/voice/retell/llm/:retell_call_id", { websocket: true, config: vendorAccess, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
       const pending: string[] = [];
       let session: RetellLlmSession | undefined;
       let release: (() => void) | undefined;
@@ -95,7 +97,7 @@ export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginA
         });
     });
 
-    app.get<{ Params: { call_id: string } }>("/voice/twilio/media/:call_id", { websocket: true, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
+    app.get<{ Params: { call_id: string } }>("/voice/twilio/media/:call_id", { websocket: true, config: vendorAccess, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
       const session = new TwilioMediaSession(request.params.call_id, options.twilio.mediaPort(), {
         send: (text) => socket.readyState === socket.OPEN && socket.send(text),
         close: (code, reason) => socket.close(code, reason),

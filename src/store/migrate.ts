@@ -1,6 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Db } from "./db.js";
+import type { Db } from "../domain/shared/database.js";
 
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url));
 
@@ -15,31 +15,10 @@ export async function migrate(db: Db): Promise<string[]> {
     for (const name of files) {
       if (done.has(name)) continue;
       const sql = await readFile(migrationsDir + name, "utf8");
-      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.exec(sql);
       await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [name]);
       applied.push(name);
     }
     return applied;
   });
-}
-
-/**
- * Splits a migration into statements at the semicolons that end a line, except inside dollar-quoted bodies
- * (`$$ … $$`, e.g. a function's), whose own statements end lines too.
- */
-function splitStatements(sql: string): string[] {
-  const statements: string[] = [];
-  let current: string[] = [];
-  let inBody = false;
-  for (const line of sql.split("\n")) {
-    if (!inBody && /^\s*--/.test(line)) continue;
-    current.push(line);
-    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) inBody = !inBody;
-    if (!inBody && /;\s*$/.test(line)) {
-      statements.push(current.join("\n").replace(/;\s*$/, "").trim());
-      current = [];
-    }
-  }
-  statements.push(current.join("\n").trim());
-  return statements.filter((statement) => statement.length > 0);
 }

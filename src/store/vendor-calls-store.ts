@@ -1,13 +1,14 @@
-import type { CallRecord } from "./calls-store.js";
-import { jsonParam, type Queryable } from "./db.js";
+import type { CallRecord } from "../domain/calls/calls-repository.js";
+import type { VendorCallsRepository } from "../domain/calls/vendor-calls-repository.js";
+import type { Queryable } from "../domain/shared/database.js";
+import { jsonParam } from "./db.js";
 
 const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 
 /** How long a webhook delivery's digest is kept: far beyond any vendor's signature window or retry schedule. */
 const deliveryRetentionHours = 48;
 
-/** What calls placed through a vendor add to a call: the vendor's id for it, its results, its webhook deliveries. */
-export class VendorCallsStore {
+export class VendorCallsStore implements VendorCallsRepository {
   private deliveriesSincePurge = 0;
 
   constructor(private readonly db: Queryable) {}
@@ -17,7 +18,6 @@ export class VendorCallsStore {
     return row;
   }
 
-  /** Records the vendor's id for a call, once: a call already bound to another id is left alone (undefined). */
   async bind(id: string, provider: string, providerCallId: string): Promise<CallRecord | undefined> {
     const [row] = await this.db.query<CallRecord>(
       `UPDATE calls c SET provider_call_id = $3 WHERE c.id = $1 AND c.provider = $2 AND (c.provider_call_id IS NULL OR c.provider_call_id = $3)
@@ -27,7 +27,6 @@ export class VendorCallsStore {
     return row;
   }
 
-  /** The vendor's transcript and recording, written in the transaction that ends the call. */
   async saveTranscript(id: string, results: { transcriptObject: unknown; recordingUrl: string | null }, tx: Queryable): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET transcript_object = $2, vendor_recording_url = coalesce($3, c.vendor_recording_url) WHERE c.id = $1 RETURNING ${columns}`,
@@ -36,13 +35,11 @@ export class VendorCallsStore {
     return row;
   }
 
-  /** Parley's own recording of a call whose audio it carried (Twilio), stored whenever the stream ends. */
   async setRecordingKey(id: string, key: string): Promise<CallRecord | undefined> {
     const [row] = await this.db.query<CallRecord>(`UPDATE calls c SET recording_key = $2 WHERE c.id = $1 RETURNING ${columns}`, [id, key]);
     return row;
   }
 
-  /** The vendor's post-call analysis; the call counts as processed from then on. */
   async saveAnalysis(id: string, analysis: unknown, tx: Queryable): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET call_analysis = $2, processed_at = coalesce(c.processed_at, clock_timestamp()) WHERE c.id = $1 RETURNING ${columns}`,
@@ -51,10 +48,6 @@ export class VendorCallsStore {
     return row;
   }
 
-  /**
-   * Claims a webhook delivery by its digest: true the first time, false for a repeat. Called in the transaction
-   * that applies the delivery, so that a delivery whose effects failed can be tried again.
-   */
   async claimDelivery(provider: string, digest: string, tx: Queryable): Promise<boolean> {
     const rows = await tx.query(`INSERT INTO voice_webhook_deliveries (provider, digest) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING digest`, [
       provider,
@@ -68,7 +61,6 @@ export class VendorCallsStore {
     return rows.length > 0;
   }
 
-  /** Forgets a claimed delivery whose effects failed, so that the vendor's retry is applied. */
   async releaseDelivery(provider: string, digest: string, tx: Queryable): Promise<void> {
     await tx.query("DELETE FROM voice_webhook_deliveries WHERE provider = $1 AND digest = $2", [provider, digest]);
   }

@@ -3,20 +3,21 @@ import type { Logger } from "pino";
 import type { RetellLlmCall } from "../../providers/voice/retell/retell-llm-session.js";
 import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "../../providers/voice/retell/retell-payloads.js";
 import { verifyRetellSignature } from "../../providers/voice/retell/retell-signature.js";
-import type { CallRecord, CallsStore } from "../../store/calls-store.js";
-import type { Db } from "../../store/db.js";
-import type { ThreadLocks } from "../../store/thread-locks.js";
-import type { VendorCallsStore } from "../../store/vendor-calls-store.js";
-import type { CallLifecycle } from "../call-lifecycle.js";
-import { endableStatusesFor } from "../call-states.js";
-import type { CallService } from "../calls.js";
-import { UnauthorizedError } from "../errors.js";
+import { speakerOfRole } from "../../providers/voice/speakers.js";
+import type { Db } from "../shared/database.js";
+import { UnauthenticatedError } from "../shared/errors.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { CallLifecycle } from "./call-lifecycle.js";
+import type { CallService } from "./call-service.js";
+import { endableStatusesFor } from "./call-states.js";
+import type { CallRecord, CallsRepository } from "./calls-repository.js";
+import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 import { replyClosesConversation } from "./closing.js";
 
 export interface RetellCallsDeps {
   db: Db;
-  calls: CallsStore;
-  vendor: VendorCallsStore;
+  calls: CallsRepository;
+  vendor: VendorCallsRepository;
   lifecycle: CallLifecycle;
   service: CallService;
   locks: ThreadLocks;
@@ -49,7 +50,7 @@ export class RetellCalls {
     }
     if (!call || !live(call)) return undefined;
     const history = (await this.deps.calls.utterances(call.thread_id, call.id)).map((utterance) => ({
-      role: utterance.role === "assistant" ? ("agent" as const) : ("user" as const),
+      role: speakerOfRole(utterance.role),
       content: utterance.content,
     }));
     const { agent, config } = await this.deps.service.agentFor(call, history.length);
@@ -68,13 +69,13 @@ export class RetellCalls {
     };
   }
 
-  /** Applies a webhook; throws UnauthorizedError for one that cannot be authenticated. */
+  /** Applies a webhook; throws UnauthenticatedError for one that cannot be authenticated. */
   async webhook(rawBody: string, signature: string | undefined): Promise<void> {
     const hook = parseWebhook(rawBody);
     const call = hook ? await this.callOf(hook.call) : undefined;
-    if (!hook || !call || !signature) throw new UnauthorizedError("Invalid signature");
+    if (!hook || !call || !signature) throw new UnauthenticatedError("Invalid signature");
     const { secrets } = await this.deps.service.resolveVersion(call);
-    if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthorizedError("Invalid signature");
+    if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthenticatedError("Invalid signature");
     const digest = createHash("sha256").update(rawBody).digest("hex");
     if (!(await this.deps.vendor.claimDelivery("retell", digest, this.deps.db))) return;
     try {

@@ -1,4 +1,4 @@
-import type { VoiceProviderName } from "../project-config.js";
+import type { VoiceProviderName } from "../projects/project-config.js";
 
 /**
  * How each voice provider shares a call's work with Parley. Retell carries the whole call (telephony, speech, its

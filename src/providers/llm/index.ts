@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "../../domain/project-config.js";
+import type { ProjectConfig } from "../../domain/projects/project-config.js";
 import { AnthropicProvider } from "./anthropic.js";
 import { BuiltinProvider } from "./builtin.js";
 import type { HttpProviderOptions } from "./http-provider.js";
@@ -6,7 +6,7 @@ import { OpenAiProvider } from "./openai.js";
 import type { LlmProvider } from "./types.js";
 
 export { ProviderError } from "./types.js";
-export type { AgentTask, LlmProvider, LlmRequest, PromptMessage } from "./types.js";
+export type { AgentTask, LlmProvider, LlmRequest, PromptMessage, StructuredOutput } from "./types.js";
 
 /**
  * The adapter for a project's agent settings. Vendor adapters send the prompt the domain built as it is (its system

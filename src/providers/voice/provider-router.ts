@@ -1,5 +1,5 @@
-import type { DisconnectionReason } from "../../domain/call-states.js";
-import type { VoiceProviderName } from "../../domain/project-config.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { VoiceProviderName } from "../../domain/projects/project-config.js";
 import type {
   PhoneCallRequest,
   PlacedCall,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { DisconnectionReason } from "../../domain/call-states.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import { simulatedCallerLines } from "./simulated-caller.js";
 import type {
   CallEventSink,

@@ -1,5 +1,6 @@
-import type { DisconnectionReason } from "../../domain/call-states.js";
-import type { ProjectConfig, ProjectSecrets } from "../../domain/project-config.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { ProjectConfig, ProjectSecrets } from "../../domain/projects/project-config.js";
+import type { Speaker } from "./speakers.js";
 
 /**
  * The one interface every voice provider implements. A provider places and carries calls; it reports what happens
@@ -7,8 +8,6 @@ import type { ProjectConfig, ProjectSecrets } from "../../domain/project-config.
  * `VoiceAgent`: the edge that a real vendor's WebSocket LLM connection would reach. Transcripts, recordings and
  * analysis are the domain's business, done after the call from what the agent recorded.
  */
-
-export type Speaker = "agent" | "user";
 
 export interface TranscriptItem {
   role: Speaker;

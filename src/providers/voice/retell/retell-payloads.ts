@@ -1,5 +1,5 @@
-import type { AnalysisValue, CallAnalysis, UserSentiment } from "../../../domain/call-analysis.js";
-import { isDisconnectionReason, type DisconnectionReason } from "../../../domain/call-states.js";
+import type { AnalysisValue, CallAnalysis, UserSentiment } from "../../../domain/calls/call-analysis.js";
+import { isDisconnectionReason, type DisconnectionReason } from "../../../domain/calls/call-states.js";
 import type { TranscriptEntry } from "../recording.js";
 import { isRecord } from "../vendor-http.js";
 

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { DisconnectionReason } from "../../../domain/call-states.js";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
 import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceProvider } from "../types.js";
 import { isRecord, VendorError, vendorRequest } from "../vendor-http.js";
 

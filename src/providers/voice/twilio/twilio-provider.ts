@@ -1,4 +1,4 @@
-import type { DisconnectionReason } from "../../../domain/call-states.js";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
 import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceProvider } from "../types.js";
 import { isRecord, VendorError, vendorRequest } from "../vendor-http.js";
 

@@ -1,0 +1,159 @@
+import type { Db } from "../shared/database.js";
+import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./projects-repository.js";
+import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
+import { uuidv7 } from "../shared/ids.js";
+import { checkJsonSchema } from "../shared/json-schema.js";
+import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import type { SecretBox } from "../access/secrets.js";
+
+export interface ResolvedProject {
+  project: ProjectRecord;
+  configVersionId: string;
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
+}
+
+export interface ProjectView {
+  id: string;
+  organization_id: string;
+  name: string;
+  config_version_id: string;
+  config: ProjectConfig & {
+    agent: { api_key_set: boolean };
+    simulation: { api_key_set: boolean };
+    voice: { twilio: { auth_token_set: boolean }; retell: { api_key_set: boolean } };
+  };
+  versions: { id: string; version: number; created_at: string }[];
+}
+
+/** Projects and their immutable configuration versions; versions are cached since they never change. */
+export class ProjectService {
+  private readonly versionCache = new Map<string, ProjectConfig>();
+  private readonly secretCache = new Map<string, ProjectSecrets>();
+  private readonly publishListeners: ((organizationId: string) => void)[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: ProjectsRepository,
+    private readonly secretBox: SecretBox,
+  ) {}
+
+  async create(organizationId: string, name: string, input: ProjectConfigInput): Promise<{ id: string; name: string; config_version_id: string }> {
+    const { config, encryptedSecrets } = this.prepare(input, {});
+    const id = uuidv7();
+    const versionId = uuidv7();
+    const created = await this.db.transaction((tx) =>
+      this.store.create({ id, organizationId, name }, { id: versionId, config, encryptedSecrets }, tx),
+    );
+    if (!created) throw new ConflictError(`A project named "${name}" already exists`);
+    return { id, name, config_version_id: versionId };
+  }
+
+  /** Told, after the commit, of each new current version (which may change `is_locked` across the organization). */
+  onPublish(listener: (organizationId: string) => void): void {
+    this.publishListeners.push(listener);
+  }
+
+  /** A new version without `agent.api_key` keeps the key of the current version (keys are write-only). */
+  async publish(projectId: string, input: ProjectConfigInput): Promise<{ config_version_id: string }> {
+    const project = await this.store.findById(projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    const current = await this.store.findVersion(project.id, project.current_config_version_id);
+    const { config, encryptedSecrets } = this.prepare(input, current ? this.openSecrets(current) : {});
+    const versionId = uuidv7();
+    await this.db.transaction((tx) => this.store.addVersion(project.id, { id: versionId, config, encryptedSecrets }, tx));
+    for (const listener of this.publishListeners) listener(project.organization_id);
+    return { config_version_id: versionId };
+  }
+
+  async view(projectId: string): Promise<ProjectView> {
+    const project = await this.store.findById(projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    const current = await this.store.findVersion(project.id, project.current_config_version_id);
+    if (!current) throw new NotFoundError("Project not found");
+    const versions = await this.store.listVersionIds(project.id);
+    const secrets = this.openSecrets(current);
+    return {
+      id: project.id,
+      organization_id: project.organization_id,
+      name: project.name,
+      config_version_id: current.id,
+      config: publicView(withVoiceVendorDefaults(current.config), secrets),
+      versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
+    };
+  }
+
+  async findByName(organizationId: string, name: string): Promise<ProjectRecord | undefined> {
+    return this.store.findByName(organizationId, name);
+  }
+
+  async findById(organizationId: string, id: string): Promise<ProjectRecord | undefined> {
+    return this.store.findById(id, organizationId);
+  }
+
+  /** The project's current version, or the version asked for (not found when it is not one of this project's). */
+  /** The organization's project `projectId` with its configuration (the current version unless one is named). */
+  async resolveById(organizationId: string, projectId: string, configVersionId?: string): Promise<ResolvedProject> {
+    const project = await this.findById(organizationId, projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    return this.resolve(project, configVersionId);
+  }
+
+  async resolve(project: ProjectRecord, configVersionId?: string): Promise<ResolvedProject> {
+    const versionId = configVersionId ?? project.current_config_version_id;
+    const cached = this.versionCache.get(versionId);
+    if (cached) return { project, configVersionId: versionId, config: cached, secrets: this.secretCache.get(versionId) ?? {} };
+    const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
+    if (!version) throw new NotFoundError("Configuration version not found");
+    const secrets = this.openSecrets(version);
+    const config = withVoiceVendorDefaults(version.config);
+    this.versionCache.set(versionId, config);
+    this.secretCache.set(versionId, secrets);
+    return { project, configVersionId: versionId, config, secrets };
+  }
+
+  private openSecrets(version: ConfigVersionRecord): ProjectSecrets {
+    return version.encrypted_secrets ? (JSON.parse(this.secretBox.open(version.encrypted_secrets)) as ProjectSecrets) : {};
+  }
+
+  /** Each credential the new version leaves out is kept from the current version (credentials are write-only). */
+  private prepare(input: ProjectConfigInput, previousSecrets: ProjectSecrets): { config: ProjectConfig; encryptedSecrets: string | null } {
+    const schema = input.json_input?.schema;
+    if (schema) {
+      const problem = checkJsonSchema(schema);
+      if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
+    }
+    checkSimulationCriteria(input);
+    const { config, secrets: given } = splitSecrets(input);
+    const secrets: ProjectSecrets = { ...previousSecrets, ...given };
+    checkVoiceVendor(config, secrets);
+    return { config, encryptedSecrets: Object.keys(secrets).length > 0 ? this.secretBox.seal(JSON.stringify(secrets)) : null };
+  }
+}
+
+/** The configuration as the admin interface shows it: each credential only as whether it is set. */
+function publicView(config: ProjectConfig, secrets: ProjectSecrets): ProjectView["config"] {
+  return {
+    ...config,
+    agent: { ...config.agent, api_key_set: secrets.agentApiKey !== undefined },
+    simulation: { ...simulationSettingsOf(config), api_key_set: secrets.simulationApiKey !== undefined },
+    voice: {
+      ...config.voice,
+      twilio: { ...config.voice.twilio, auth_token_set: secrets.twilioAuthToken !== undefined },
+      retell: { ...config.voice.retell, api_key_set: secrets.retellApiKey !== undefined },
+    },
+  };
+}
+
+/** A vendor chosen as the voice provider needs its account settings, or no call could ever be placed. */
+function checkVoiceVendor(config: ProjectConfig, secrets: ProjectSecrets): void {
+  const at = (...path: string[]) => ["body", "config", "voice", ...path];
+  if (config.voice.provider === "twilio") {
+    if (!config.voice.twilio.account_sid) throw valueError(at("twilio", "account_sid"), "required when voice.provider is twilio", null);
+    if (!secrets.twilioAuthToken) throw valueError(at("twilio", "auth_token"), "required when voice.provider is twilio", null);
+  }
+  if (config.voice.provider === "retell") {
+    if (!config.voice.retell.agent_id) throw valueError(at("retell", "agent_id"), "required when voice.provider is retell", null);
+    if (!secrets.retellApiKey) throw valueError(at("retell", "api_key"), "required when voice.provider is retell", null);
+  }
+}

@@ -1,0 +1,73 @@
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { RawData } from "ws";
+import type { CallService } from "../domain/calls/call-service.js";
+import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
+import { bytesOf, guard, maxFrameBytes, rejectPlainHttp, validatedQuery } from "./socket-support.js";
+
+export interface CallSocketOptions {
+  calls: CallService;
+  pingMs: number;
+}
+
+/** A web call expects about one message per turn. */
+const callInbound = { bytes: maxFrameBytes, perWindow: 40 };
+const maxTurnCharacters = 32_000;
+const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: Type.Boolean({ default: false }) });
+
+function parseTurn(text: string): WebCallClientMessage | string {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return "frames must be JSON objects";
+  }
+  if (typeof message !== "object" || message === null) return "frames must be JSON objects";
+  const { type, text: turn } = message as { type?: unknown; text?: unknown };
+  if (type === "hangup") return { type: "hangup" };
+  if (type !== "user_message") return 'type must be "user_message" or "hangup"';
+  if (typeof turn !== "string" || turn.trim() === "" || turn.length > maxTurnCharacters) return `text must be 1 to ${maxTurnCharacters} characters`;
+  return { type: "user_message", text: turn };
+}
+
+/** A web call's own socket (`GET /calls/{call_id}/ws?token=…`), its token checked before the upgrade. */
+export function registerCallSocket(app: FastifyInstance, options: CallSocketOptions): void {
+  const joins = new WeakMap<FastifyRequest, { call: ProviderCall; audio: boolean }>();
+  app.get<{ Params: { call_id: string } }>(
+    "/calls/:call_id/ws",
+    {
+      websocket: true,
+      // The join token in the query is the credential, checked by the call service.
+      config: { access: "public" },
+      logLevel: "warn",
+      preValidation: async (request) => {
+        rejectPlainHttp(request);
+        const query = validatedQuery<{ token: string; audio: boolean }>(JoinQuery, request.query);
+        joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
+      },
+    },
+    (socket, request) => {
+      const join = joins.get(request);
+      if (!join) return socket.close(1011, "not authorized");
+      const connection = options.calls.join(
+        join.call,
+        {
+          send: (message) => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+          },
+          close: (code, reason) => socket.close(code, reason),
+        },
+        { audio: join.audio },
+      );
+      const allow = guard(socket, options.pingMs, callInbound, () => undefined);
+      socket.on("message", (data: RawData, isBinary: boolean) => {
+        const bytes = bytesOf(data);
+        if (!allow(bytes.length)) return;
+        const message = isBinary ? "frames must be text" : parseTurn(bytes.toString());
+        if (typeof message === "string") socket.send(JSON.stringify({ type: "error", detail: message }));
+        else connection.receive(message);
+      });
+      socket.on("close", () => connection.disconnected());
+    },
+  );
+}
