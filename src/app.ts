@@ -174,19 +174,29 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     server,
     db,
     firstStart,
+    /** Stops everything in order; a step that fails does not keep the later ones from running (the first error is rethrown). */
     async close() {
-      await voice.stopCalls();
+      const failures: unknown[] = [];
+      const step = async (stop: () => Promise<void> | void) => {
+        try {
+          await stop();
+        } catch (error) {
+          failures.push(error);
+        }
+      };
+      await step(() => voice.stopCalls());
       // In-flight requests get a grace period; connections still open after it (a stalled client) are cut.
       const cut = setTimeout(() => server.server.closeAllConnections(), config.shutdownGraceMs);
-      await server.close();
+      await step(() => server.close());
       clearTimeout(cut);
-      await voice.close();
-      await invalidations.stop();
-      await notifier.close();
-      await locks.close();
-      await rateLimiter.close();
-      if (!options.db) await db.close();
+      await step(() => voice.close());
+      await step(() => invalidations.stop());
+      await step(() => notifier.close());
+      await step(() => locks.close());
+      await step(() => rateLimiter.close());
+      if (!options.db) await step(() => db.close());
       logOutput?.close();
+      if (failures.length > 0) throw failures[0];
     },
   };
 }
