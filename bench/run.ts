@@ -11,12 +11,13 @@ import { concurrentStreams } from "./concurrent-streams.js";
 import { historyScale } from "./history-scale.js";
 import { messagesPage } from "./messages-page.js";
 import { soak } from "./soak.js";
+import { storePeer } from "./store-peer.js";
 import { storeTurns } from "./store-turns.js";
 import { timeToFirstToken } from "./ttft.js";
 import { voiceCalls } from "./voice.js";
 import { retellSocket } from "./retell-socket.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, soak, voiceCalls, retellSocket];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

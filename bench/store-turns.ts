@@ -1,5 +1,5 @@
 /**
- * 6. The store level, beside a peer (Mastra's PostgreSQL memory store): chat turns saved per second through
+ * 6. The store level (its peer, Mastra's PostgreSQL store, is measured by bench/store-peer.ts): chat turns saved per second through
  * TurnsStore (what the store does for a turn, as ChatService drives it), and whole turns through ChatService wired as
  * app.ts wires it (built-in agent, no HTTP), each against the same statements issued directly;
  * and the latest 20 messages of a 100,000-message thread through MessagesStore against a plain indexed query.
@@ -36,7 +36,6 @@ import { closedLoop, sleep, summarize } from "./lib/stats.js";
 
 const concurrency = 32;
 const historySize = 100_000;
-const peer = { turns: 1084, plainTurns: 3639, latest20: 0.88, plainLatest20: 0.35 };
 const plainLatest20 = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
 
 /** ChatService as app.ts wires it. */
@@ -184,12 +183,6 @@ export const storeTurns: Benchmark = {
           targets ? { on: "figure", atMost: 0.5 } : undefined,
         ),
         row({ benchmark: "6 store level", db: kind, name: "latest 20 of 100k messages, p99", figure: figures.latest20.store.p99, unit: "ms", baseline: figures.latest20.plain.p99, baselineLabel: "plain SQL" }),
-      );
-    }
-    if (context.options.dbs.includes("postgres")) {
-      rows.push(
-        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, turns/s", figure: peer.turns, unit: "turns/s", baseline: peer.plainTurns, baselineLabel: "its plain SQL" }), verdict: "peer" },
-        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, latest 20", figure: peer.latest20, unit: "ms", baseline: peer.plainLatest20, baselineLabel: "its plain SQL" }), verdict: "peer" },
       );
     }
     return { rows, details, notes };

@@ -18,6 +18,9 @@ import { createVoice } from "./voice-wiring.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
+import { adminListingRoutes } from "./http/admin-listing-routes.js";
+import { AdminDirectory } from "./domain/access/admin-directory.js";
+import { AdminStore } from "./store/admin-store.js";
 import { callRoutes } from "./http/call-routes.js";
 import { socketRoutes } from "./http/socket-routes.js";
 import { telephonyRoutes } from "./http/telephony-routes.js";
@@ -39,14 +42,19 @@ import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
 import { threadRoutes } from "./http/thread-routes.js";
+import { threadListRoutes } from "./http/thread-list-routes.js";
+import { consoleRoutes } from "./http/console-routes.js";
+import { ConsoleAssets } from "./web/console-bundle.js";
+import { ThreadListing } from "./domain/threads/thread-listing.js";
+import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
-import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
+import { SearchIndexer } from "./store/search-indexer.js";
 import { ThreadsStore } from "./store/threads-store.js";
 
 export interface App {
@@ -66,7 +74,10 @@ export interface AppOptions {
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  // Loaded only for the embedded database: PGlite's module alone holds tens of megabytes an instance on PostgreSQL never uses.
+  const { openPglite } = await import("./store/pglite-db.js");
+  return openPglite(config.dataDir);
 }
 
 /** The composition root: every store, provider and service is made here from the config and wired together. */
@@ -99,7 +110,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const conversations = new ConversationsStore(db);
   const messages = new MessagesStore(db);
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
-  const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
+  const llm: LlmFactory = (agent, apiKey, context) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs }, context);
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
@@ -154,21 +165,26 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     routes: [
       ...systemRoutes(db, metrics),
       ...threadRoutes(threads),
+      ...threadListRoutes(new ThreadListing(new ThreadListingStore(db))),
       ...chatRoutes(chat, simulations),
       ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
+      ...adminListingRoutes(new AdminDirectory(db, new AdminStore(db), organizationsStore, invalidations)),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
-      ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
+      ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
+  await server.register(consoleRoutes(new ConsoleAssets()));
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await server.register(
     telephonyRoutes({ retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") }),
   );
   await voice.start();
+  const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
+  searchIndexer.start();
 
   return {
     server,
@@ -190,6 +206,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await step(() => server.close());
       clearTimeout(cut);
       await step(() => voice.close());
+      await step(() => searchIndexer.stop());
       await step(() => invalidations.stop());
       await step(() => notifier.close());
       await step(() => locks.close());

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { callDirections, callStatuses, callTypes } from "../domain/calls/call-states.js";
 import type { CallService } from "../domain/calls/call-service.js";
 import type { RecordingUrlSigner } from "../domain/calls/recordings.js";
+import { publicBaseOf, type PublicAddressSettings } from "./public-base.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { DateTimeField, Nullable, withErrors } from "./schemas.js";
 
@@ -49,7 +50,7 @@ const CallDetail = Type.Composite([
 
 const DateOrDateTime = DateTimeField({ format: "date-or-date-time", description: "ISO 8601 date or datetime" });
 
-export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publicBaseUrl: string | undefined): RouteDefinition[] {
+export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publicAddress: PublicAddressSettings): RouteDefinition[] {
   return [
     defineRoute({
       method: "GET",
@@ -93,7 +94,7 @@ export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publi
       params: Type.Object({ call_id: Type.String({ maxLength: 200 }) }),
       responses: withErrors({ 200: CallDetail }, [404]),
       handler: async ({ caller, params, request }) => {
-        const base = publicBaseUrl?.replace(/\/+$/, "") ?? `${request.protocol}://${request.host}`;
+        const base = publicBaseOf(request, publicAddress);
         return calls.detail(caller.organizationId, params.call_id, (callId) => base + signer.sign(callId).path);
       },
     }),

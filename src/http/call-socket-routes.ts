@@ -2,8 +2,9 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
 import type { CallService } from "../domain/calls/call-service.js";
+import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
-import { bytesOf, guard, maxFrameBytes, rejectPlainHttp, validatedQuery } from "./socket-support.js";
+import { bytesOf, closeOversizeWith1008, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 
 export interface CallSocketOptions {
   calls: CallService;
@@ -14,6 +15,7 @@ export interface CallSocketOptions {
 const callInbound = { bytes: maxFrameBytes, perWindow: 40 };
 const maxTurnCharacters = 32_000;
 const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: Type.Boolean({ default: false }) });
+const CallPath = Type.Object({ call_id: Type.String({ maxLength: 200 }) });
 
 function parseTurn(text: string): WebCallClientMessage | string {
   let message: unknown;
@@ -26,6 +28,7 @@ function parseTurn(text: string): WebCallClientMessage | string {
   const { type, text: turn } = message as { type?: unknown; text?: unknown };
   if (type === "hangup") return { type: "hangup" };
   if (type !== "user_message") return 'type must be "user_message" or "hangup"';
+  if (containsNul(turn)) return nulRefusal;
   if (typeof turn !== "string" || turn.trim() === "" || turn.length > maxTurnCharacters) return `text must be 1 to ${maxTurnCharacters} characters`;
   return { type: "user_message", text: turn };
 }
@@ -42,13 +45,14 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
       logLevel: "warn",
       preValidation: async (request) => {
         rejectPlainHttp(request);
-        const query = validatedQuery<{ token: string; audio: boolean }>(JoinQuery, request.query);
+        const query = validatedPathAndQuery<{ token: string; audio: boolean }>([CallPath, request.params], [JoinQuery, request.query]);
         joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
       },
     },
     (socket, request) => {
       const join = joins.get(request);
       if (!join) return socket.close(1011, "not authorized");
+      closeOversizeWith1008(socket);
       const connection = options.calls.join(
         join.call,
         {

@@ -12,6 +12,7 @@ import {
   UnavailableError,
   UpstreamError,
 } from "../domain/shared/errors.js";
+import { nulRefusal } from "../domain/shared/storable-text.js";
 import { isConnectionFailure } from "../store/db.js";
 import { MalformedBodyError } from "./http-errors.js";
 
@@ -69,7 +70,7 @@ export function mapError(error: unknown, shape: ErrorBodyShape = "detail"): Mapp
     return { status: 400, headers: {}, body: { detail: "There was an error parsing the body" } };
   }
   // PostgreSQL refuses U+0000 in text (22021) and in jsonb (22P05); such input can only come from the request.
-  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: "Text must not contain NUL (U+0000) characters" } };
+  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: nulRefusal } };
   if (isConnectionFailure(error)) return { status: 503, headers: { "retry-after": "1" }, body: { detail: "Database unavailable, try again shortly" } };
   return { status: 500, headers: {}, body: { detail: "Internal Server Error" } };
 }

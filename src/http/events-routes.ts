@@ -5,7 +5,7 @@ import type { Authenticator } from "../domain/access/credentials.js";
 import type { EventsService } from "../domain/events/events-service.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
 import type { ThreadService } from "../domain/threads/thread-service.js";
-import { bytesOf, guard, rejectPlainHttp, validatedQuery } from "./socket-support.js";
+import { bytesOf, closeOversizeWith1008, guard, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 import { enforceThreadScope } from "./thread-scope.js";
 import { missingAuthorization } from "./validation/missing-authorization.js";
 
@@ -18,7 +18,13 @@ export interface EventsSocketOptions {
 
 /** The events socket expects next to nothing from its client. */
 const eventsInbound = { bytes: 1024, perWindow: 20 };
-const EventsQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 4096 })), after: Type.Optional(Type.Integer({ minimum: 0 })) });
+// A seq past 2^53 cannot be told apart from its neighbours in a JavaScript number, and one past 2^63 fails the
+// database's bigint: refused here, before the upgrade, rather than failing the socket's first read.
+const EventsQuery = Type.Object({
+  token: Type.Optional(Type.String({ maxLength: 4096 })),
+  after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+});
+const ThreadPath = Type.Object({ thread_id: Type.String({ maxLength: 200 }) });
 
 /**
  * A thread's events (`GET /threads/{thread_id}/events`). Credentials are checked before the upgrade, so a refused
@@ -35,7 +41,7 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
       logLevel: "warn",
       preValidation: async (request) => {
         rejectPlainHttp(request);
-        const query = validatedQuery<{ token?: string; after?: number }>(EventsQuery, request.query);
+        const query = validatedPathAndQuery<{ token?: string; after?: number }>([ThreadPath, request.params], [EventsQuery, request.query]);
         const credential = request.headers.authorization ?? query.token;
         if (credential === undefined) throw new RequestValidationError([missingAuthorization]);
         const caller = await options.authenticator.caller(credential, true);
@@ -47,6 +53,7 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
     (socket, request) => {
       const access = eventsAccess.get(request);
       if (!access) return socket.close(1011, "not authorized");
+      closeOversizeWith1008(socket);
       let subscription: { close(): void; poke(): void } | undefined;
       let closed = false;
       const allow = guard(socket, options.pingMs, eventsInbound, () => subscription?.poke());
@@ -60,9 +67,15 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
         subscription?.close();
       });
       void options.events
-        .subscribe(access.threadId, access.after, (event) => {
-          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
-        })
+        .subscribe(
+          access.threadId,
+          access.after,
+          (event) => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
+          },
+          // The client reconnects with ?after= its last seq and misses nothing; a mute socket would never know.
+          () => socket.close(1011, "reading events failed"),
+        )
         .then((opened) => {
           subscription = opened;
           if (closed) opened.close();

@@ -11,6 +11,7 @@ import type { RateLimits } from "../domain/access/rate-limits.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
 import { mapError, type ErrorBodyShape } from "./error-mapper.js";
 import { MalformedBodyError } from "./http-errors.js";
+import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
 import { accessKindOf, type AccessKind, type MemoryAnswer, type RouteDefinition } from "./route.js";
@@ -119,7 +120,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
     exposeHeadRoutes: false,
-    routerOptions: { querystringParser: parseQuery },
+    // find-my-way answers 404 for a path parameter over 100 characters by default; the request head (16 KiB) is
+    // the real bound, so ids of any length reach their route, whose schema refuses those over 200 with a 422.
+    routerOptions: { querystringParser: parseQuery, maxParamLength: 16 * 1024 },
     genReqId: (request) => requestIdOf(request.headers),
     // Node's server as Fastify makes it, with answers from memory tried before Fastify routes a request.
     serverFactory: (handler) => {
@@ -227,13 +230,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (access) for (const method of [route.method].flat()) catalogue.push({ method, url: route.url, access });
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Parley", version: "1.0.0", description: "Self-hostable conversational-AI service." },
-      components: { securitySchemes: { authorization: { type: "apiKey", in: "header", name: "Authorization" } } },
-    },
-  });
+  // The `x-` keys go into the document as they are; a variable rather than a literal, since the plugin's type lists none.
+  const openapi = {
+    openapi: "3.1.0",
+    info: { title: "Parley", version: "1.0.0", description: openapiExtensions.description },
+    components: { securitySchemes: { authorization: { type: "apiKey" as const, in: "header", name: "Authorization" } } },
+    "x-websockets": openapiExtensions["x-websockets"],
+    "x-streams": openapiExtensions["x-streams"],
+  };
+  await app.register(fastifySwagger, { openapi });
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
   for (const definition of options.routes) {

@@ -19,12 +19,21 @@ export class MessagesStore {
     return rows.reverse();
   }
 
-  /** Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. */
+  /**
+   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. The page read must run on the prepared
+   * statement's generic plan, planned once per connection: with `$2 IS NULL OR seq <= $2`, or with the limit as a
+   * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
+   * planned the statement again at every execution, most of its time. So there is one statement without a cursor
+   * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
+   */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
+    if (atMost === null) {
+      return this.db.query<MessageRecord>(`SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 ORDER BY m.seq DESC LIMIT ${limit}`, [threadId]);
+    }
     return this.db.query<MessageRecord>(
-      `SELECT ${messageColumns} ${fromMessages}
-        WHERE m.thread_id = $1 AND ($2::bigint IS NULL OR m.seq <= $2) ORDER BY m.seq DESC LIMIT $3`,
-      [threadId, atMost, limit],
+      `SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 AND m.seq <= $2 ORDER BY m.seq DESC LIMIT ${limit}`,
+      [threadId, atMost],
     );
   }
 
@@ -37,13 +46,24 @@ export class MessagesStore {
     );
   }
 
-  /** Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given. */
+  /**
+   * Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given. The trigram
+   * index covers the messages the indexer has moved into `message_search` (migration 010); those still queued are
+   * matched directly, so that a message is found from the moment it is stored.
+   */
   async searchSeqs(threadId: string, needle: string, before: number | null, limit: number): Promise<number[]> {
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = await this.db.query<{ seq: number }>(
-      `SELECT m.seq FROM messages m
-        WHERE m.thread_id = $1 AND m.content ILIKE $2 AND ($3::bigint IS NULL OR m.seq < $3)
-        ORDER BY m.seq DESC LIMIT $4`,
+      `SELECT seq FROM (
+         (SELECT s.seq FROM message_search s
+           WHERE s.thread_id = $1 AND s.content ILIKE $2 AND ($3::bigint IS NULL OR s.seq < $3)
+           ORDER BY s.seq DESC LIMIT $4)
+         UNION
+         (SELECT m.seq FROM message_search_queue q JOIN messages m ON m.thread_id = q.thread_id AND m.seq = q.seq
+           WHERE q.thread_id = $1 AND m.content ILIKE $2 AND ($3::bigint IS NULL OR q.seq < $3)
+           ORDER BY m.seq DESC LIMIT $4)
+       ) AS found
+       ORDER BY seq DESC LIMIT $4`,
       [threadId, pattern, before, limit],
     );
     return rows.map((row) => row.seq);

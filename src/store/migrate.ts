@@ -4,9 +4,12 @@ import type { Db } from "../domain/shared/database.js";
 
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url));
 
-/** Applies the numbered SQL files not yet applied, each in its own transaction, one instance at a time. */
-export async function migrate(db: Db): Promise<string[]> {
-  const files = (await readdir(migrationsDir)).filter((name) => /^\d{3}_.+\.sql$/.test(name)).sort();
+/**
+ * Applies the numbered SQL files not yet applied, each in its own transaction, one instance at a time; with `until`
+ * (a file name), only those up to it (the benchmark compares the schema before and after a migration).
+ */
+export async function migrate(db: Db, until?: string): Promise<string[]> {
+  const files = (await readdir(migrationsDir)).filter((name) => /^\d{3}_.+\.sql$/.test(name) && (until === undefined || name <= until)).sort();
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(7352001)");
     await tx.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");

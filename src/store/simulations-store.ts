@@ -35,7 +35,7 @@ function recordOf(row: SimulationRow): SimulationRecord {
   };
 }
 
-/** Simulation runs in the `simulations` table of migration 007; every read and write is scoped to the organization. */
+/** Simulation runs in the `simulations` table of migration 009; every read and write is scoped to the organization. */
 export class PostgresSimulationsStore implements SimulationsRepository {
   constructor(private readonly db: Queryable) {}
 

@@ -33,6 +33,7 @@ export interface World {
   searchCursor: string;
   callId: string;
   callCursor: string;
+  threadListCursor: string;
   /** An API key and a project that admin requests may revoke or reconfigure without harm to the rest. */
   spareKeyId: string;
   spareProjectId: string;
@@ -79,10 +80,11 @@ export async function buildWorld(h: Harness): Promise<World> {
   const callId = await scheduleCall(h, apiKey, projectId, threadId);
   await scheduleCall(h, apiKey, projectId, otherThreadId);
   const calls = ok(await get("/calls?limit=1"), "listing calls").json<{ pagination: { cursor: string } }>();
+  const threadList = ok(await get("/threads?limit=1"), "listing threads").json<{ pagination: { cursor: string } }>();
   const token = ok(await h.request({ method: "POST", url: `/threads/${threadId}/token`, headers: { authorization: apiKey } }), "token");
   const spareKey = ok(await h.admin("POST", `/admin/organizations/${organizationId}/api-keys`), "spare key");
   const spareProject = ok(await h.admin("POST", `/admin/organizations/${organizationId}/projects`, { name: "spare", config: {} }), "spare project");
-  assert.ok(history.pagination.cursor && search.pagination.cursor && calls.pagination.cursor, "the world needs every kind of cursor");
+  assert.ok(history.pagination.cursor && search.pagination.cursor && calls.pagination.cursor && threadList.pagination.cursor, "the world needs every kind of cursor");
   return {
     organizationId,
     apiKey,
@@ -94,6 +96,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     searchCursor: search.pagination.cursor,
     callId,
     callCursor: calls.pagination.cursor,
+    threadListCursor: threadList.pagination.cursor,
     spareKeyId: spareKey.json<{ id: string }>().id,
     spareProjectId: spareProject.json<{ id: string }>().id,
     simulationId: simulation.json<{ extras: { simulation: { id: string } } }>().extras.simulation.id,
@@ -135,6 +138,7 @@ const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 /** A valid request for every route, by `METHOD route`. */
 const samples: Record<string, Sample> = {
   "POST /threads": { body: () => ({ type: "NORMAL", timezone: "Europe/Amsterdam", project_name: "support", json_input: '{"plan":"gold"}' }) },
+  "GET /threads": { query: (w) => [["project_name", "support"], ["type", "NORMAL"], ["cursor", w.threadListCursor], ["limit", "5"]] },
   "GET /threads/:thread_id": { ids: thread },
   "POST /threads/:thread_id/token": { ids: thread },
   "POST /threads/:thread_id/json-input": { ids: thread, body: () => ({ project_name: "support", json_input: '{"plan":"gold"}' }) },
@@ -188,6 +192,10 @@ const samples: Record<string, Sample> = {
   "POST /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), body: () => ({ name: "fuzzed", config: {} }) },
   "PUT /admin/projects/:project_id/config": { ids: (w) => ({ project_id: w.spareProjectId }), body: () => ({ config: { conversation: { lock_on_end: false } } }) },
   "GET /admin/projects/:project_id": { ids: (w) => ({ project_id: w.spareProjectId }) },
+  "GET /admin/organizations": { query: () => [["limit", "5"]] },
+  "GET /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },
+  "GET /admin/organizations/:org_id/api-keys": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },
+  "POST /admin/api-keys/:key_id/rotate": { ids: (w) => ({ key_id: w.spareKeyId }) },
   "GET /healthz": {},
   "GET /readyz": {},
   "GET /metrics": {},

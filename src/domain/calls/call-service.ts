@@ -293,7 +293,7 @@ export class CallService {
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
     const session = new VoiceAgentSession({
-      llm: this.deps.llm(agent, resolved.secrets.agentApiKey),
+      llm: this.deps.llm(agent, resolved.secrets.agentApiKey, thread.context),
       preamble: () => buildPrompt({ systemPrompt: agent.system_prompt, context: thread.context, timezone: thread.timezone, now: new Date(), history: [] }),
       maxHistoryMessages: agent.max_history_messages,
       record: (utterances) => this.deps.lifecycle.record(call.id, utterances),

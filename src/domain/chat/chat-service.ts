@@ -13,7 +13,7 @@ import { buildPrompt } from "./prompt.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
 
-export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined) => LlmProvider;
+export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined, context?: Readonly<Record<string, unknown>>) => LlmProvider;
 
 export interface TurnRequest {
   organizationId: string;
@@ -101,7 +101,7 @@ export class ChatService {
         history,
         ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
       });
-      const text = await generateText(this.llm(agent, resolved.secrets.agentApiKey), prompt, request.task, request.onToken);
+      const text = await generateText(this.llm(agent, resolved.secrets.agentApiKey, thread.context), prompt, request.task, request.onToken);
       const reply = {
         id: uuidv7(),
         content: text,

@@ -14,6 +14,7 @@ interface Subscriber {
   pumping: boolean;
   again: boolean;
   deliver(event: ThreadEvent): void;
+  fail(error: unknown): void;
 }
 
 const pageSize = 200;
@@ -91,9 +92,15 @@ export class EventsService {
    * Delivers the thread's events with seq > `after` (replay), then live ones; without `after`, only events after
    * the moment of subscribing. Returns the unsubscribe function and `poke`, which re-reads the log (heartbeats call
    * it, so that a notification lost with a dropped database connection delays an event rather than losing it).
+   * A read that fails ends the subscription and calls `fail`, so that its client can reconnect from its last seq.
    */
-  async subscribe(threadId: string, after: number | undefined, deliver: (event: ThreadEvent) => void): Promise<{ close(): void; poke(): void }> {
-    const subscriber: Subscriber = { threadId, lastSeq: after ?? 0, ready: false, pumping: false, again: false, deliver };
+  async subscribe(
+    threadId: string,
+    after: number | undefined,
+    deliver: (event: ThreadEvent) => void,
+    fail: (error: unknown) => void,
+  ): Promise<{ close(): void; poke(): void }> {
+    const subscriber: Subscriber = { threadId, lastSeq: after ?? 0, ready: false, pumping: false, again: false, deliver, fail };
     let set = this.subscribers.get(threadId);
     if (!set) {
       set = new Set();
@@ -103,14 +110,13 @@ export class EventsService {
     if (after === undefined) subscriber.lastSeq = await this.store.lastSeq(threadId);
     subscriber.ready = true;
     this.pump(subscriber);
-    return {
-      close: () => {
-        const current = this.subscribers.get(threadId);
-        current?.delete(subscriber);
-        if (current?.size === 0) this.subscribers.delete(threadId);
-      },
-      poke: () => this.pump(subscriber),
-    };
+    return { close: () => this.unsubscribe(subscriber), poke: () => this.pump(subscriber) };
+  }
+
+  private unsubscribe(subscriber: Subscriber): void {
+    const current = this.subscribers.get(subscriber.threadId);
+    current?.delete(subscriber);
+    if (current?.size === 0) this.subscribers.delete(subscriber.threadId);
   }
 
   private pump(subscriber: Subscriber): void {
@@ -134,6 +140,8 @@ export class EventsService {
         } while (subscriber.again);
       } catch (error) {
         this.log.warn({ err: error, threadId: subscriber.threadId }, "reading thread events failed");
+        this.unsubscribe(subscriber);
+        subscriber.fail(error);
       } finally {
         subscriber.pumping = false;
       }

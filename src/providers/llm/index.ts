@@ -17,11 +17,13 @@ export function createLlmProvider(
   agent: ProjectConfig["agent"],
   apiKey: string | undefined,
   options: HttpProviderOptions,
+  /** The thread's JSON context, which vendor models read in the system prompt; the built-in agent takes it here. */
+  context: Readonly<Record<string, unknown>> = {},
 ): LlmProvider {
   const vendor = { baseUrl: agent.base_url, model: agent.model, temperature: agent.temperature, maxTokens: agent.max_tokens, apiKey };
   switch (agent.provider) {
     case "builtin":
-      return new BuiltinProvider(agent);
+      return new BuiltinProvider(agent, context);
     case "openai":
       return new OpenAiProvider(vendor, options);
     case "anthropic":
