@@ -15,8 +15,9 @@ import { storePeer } from "./store-peer.js";
 import { storeTurns } from "./store-turns.js";
 import { timeToFirstToken } from "./ttft.js";
 import { voiceCalls } from "./voice.js";
+import { retellSocket } from "./retell-socket.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

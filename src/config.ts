@@ -157,6 +157,8 @@ export function loadConfig(env: Env = process.env): Config {
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
       // pg-boss polls every half second at the fastest.
       schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,
+      vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),
+      vendorSocketGraceMs: integer(env, "VOICE_VENDOR_SOCKET_GRACE_MS", 2_000, 0, 60_000),
     },
   };
 }

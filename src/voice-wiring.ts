@@ -4,11 +4,18 @@ import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { renderRecording } from "./providers/voice/recording.js";
+import { LiveSockets } from "./providers/voice/live-sockets.js";
+import { ProviderRouter } from "./providers/voice/provider-router.js";
+import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
+import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js";
 import { SimulatedVoiceProvider } from "./providers/voice/simulated.js";
+import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
+import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createSpeechSynthesizer } from "./providers/voice/speech.js";
 import type { ServerSecrets } from "./server-secrets.js";
 import { PgBossCallJobs } from "./store/calls-scheduler.js";
 import { CallsStore } from "./store/calls-store.js";
+import { VendorCallsStore } from "./store/vendor-calls-store.js";
 import type { Db } from "./domain/shared/database.js";
 import { EventsStore } from "./store/events-store.js";
 import type { ConversationsStore } from "./store/conversations-store.js";
@@ -19,6 +26,8 @@ import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
 import { CallSupervisor } from "./domain/calls/call-supervisor.js";
 import { CallService } from "./domain/calls/call-service.js";
+import { RetellCalls } from "./domain/calls/retell-calls.js";
+import { TwilioCalls } from "./domain/calls/twilio-calls.js";
 import type { ChatService, LlmFactory } from "./domain/chat/chat-service.js";
 import { EventsService } from "./domain/events/events-service.js";
 import type { Invalidations } from "./domain/cache/invalidation.js";
@@ -45,6 +54,10 @@ export interface VoiceDeps {
 
 export interface Voice {
   calls: CallService;
+  retell: RetellCalls;
+  retellSockets: LiveSockets<RetellLlmSession>;
+  twilio: TwilioCalls;
+  twilioStreams: LiveSockets<TwilioMediaSession>;
   events: EventsService;
   signer: RecordingUrlSigner;
   storage: RecordingStorage;
@@ -65,10 +78,11 @@ export function createVoice(deps: VoiceDeps): Voice {
   // Names the instance in `calls.owner`: which process carries a live call (see CallSupervisor).
   const owner = `${hostname()}/${process.pid}/${randomUUID()}`;
   const callsStore = new CallsStore(db);
+  const vendorStore = new VendorCallsStore(db);
   const events = new EventsService(db, new EventsStore(db), log, deps.config.eventsRetentionHours);
   const jobs = new PgBossCallJobs(db, settings.schedulerPollSeconds, log);
   const lifecycle = new CallLifecycle(
-    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage },
+    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage, vendor: vendorStore },
     deps.projects,
     events,
     deps.locks,
@@ -77,10 +91,29 @@ export function createVoice(deps: VoiceDeps): Voice {
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
   const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);
-  const provider = new SimulatedVoiceProvider(lifecycle, {
+  const simulated = new SimulatedVoiceProvider(lifecycle, {
     log,
     speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
   });
+  const publicBaseUrl = deps.config.publicBaseUrl?.replace(/\/+$/, "");
+  const retellSockets = new LiveSockets<RetellLlmSession>();
+  const twilioStreams = new LiveSockets<TwilioMediaSession>();
+  // Derived from the JWT secret like the recording key, so that whichever instance Twilio's stream reaches can check it.
+  const mediaKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley twilio media streams").digest();
+  const mediaToken = (callId: string) => createHmac("sha256", mediaKey).update(callId).digest("base64url");
+  const provider = new ProviderRouter(
+    {
+      simulated,
+      retell: new RetellVoiceProvider({ timeoutMs: settings.vendorTimeoutMs, log, closeSockets: (callId) => retellSockets.close(callId) }),
+      twilio: new TwilioVoiceProvider({
+        publicBaseUrl: () => publicBaseUrl,
+        mediaToken,
+        timeoutMs: settings.vendorTimeoutMs,
+        closeStreams: (callId) => twilioStreams.close(callId),
+      }),
+    },
+    simulated,
+  );
   const calls = new CallService({
     db,
     calls: callsStore,
@@ -93,8 +126,12 @@ export function createVoice(deps: VoiceDeps): Voice {
     locks: deps.locks,
     llm: deps.llm,
     owner,
+    vendor: vendorStore,
+    publicBaseUrl,
     log,
   });
+  const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, storage, mediaToken, log });
+  const retell = new RetellCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, locks: deps.locks, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,
     heartbeatMs: settings.heartbeatMs,
@@ -107,6 +144,10 @@ export function createVoice(deps: VoiceDeps): Voice {
 
   return {
     calls,
+    retell,
+    retellSockets,
+    twilio,
+    twilioStreams,
     events,
     signer,
     storage,

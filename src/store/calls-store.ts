@@ -2,22 +2,22 @@ import type { CallStatus, DisconnectionReason } from "../domain/calls/call-state
 import { jsonParam } from "./db.js";
 import { type Queryable } from "../domain/shared/database.js";
 import { threadEventsChannel } from "../domain/events/events-repository.js";
-import type { CallRecord, NewCall, CallFilters, CallUtterance } from "../domain/calls/calls-repository.js";
+import type { CallRecord, NewCall, CallFilters, CallUtterance, CallsRepository } from "../domain/calls/calls-repository.js";
 import { callEndedChannel } from "../domain/calls/calls-repository.js";
 
 const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 const live = `('queued', 'ongoing')`;
 
 /** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
-export class CallsStore {
+export class CallsStore implements CallsRepository {
   constructor(private readonly db: Queryable) {}
 
   /** Inserts a call; undefined when the thread already has an active phone call (the partial unique index). */
   async insert(call: NewCall, tx: Queryable = this.db): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `INSERT INTO calls AS c (id, organization_id, thread_id, project_id, config_version_id, call_type, direction, status,
-                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END)
+                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at, provider)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14)
        ON CONFLICT DO NOTHING RETURNING ${columns}`,
       [
         call.id,
@@ -33,6 +33,7 @@ export class CallsStore {
         call.voiceProviderAccountId,
         call.scheduledFor,
         call.owner,
+        call.provider,
       ],
     );
     return row;
@@ -59,20 +60,25 @@ export class CallsStore {
   }
 
   /** scheduled → queued: the one step that starts a scheduled call, so a duplicate delivery finds nothing to do. */
-  async promote(id: string, owner: string, tx: Queryable = this.db): Promise<CallRecord | undefined> {
+  async promote(id: string, owner: string | null, tx: Queryable = this.db): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
-      `UPDATE calls c SET status = 'queued', owner = $2, heartbeat_at = now() WHERE c.id = $1 AND c.status = 'scheduled' RETURNING ${columns}`,
+      `UPDATE calls c SET status = 'queued', owner = $2, heartbeat_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
+        WHERE c.id = $1 AND c.status = 'scheduled' RETURNING ${columns}`,
       [id, owner],
     );
     return row;
   }
 
-  /** queued → ongoing, taken by the instance that will carry the call's live part. */
-  async connect(id: string, owner: string, tx: Queryable): Promise<CallRecord | undefined> {
+  /**
+   * queued → ongoing, taken by the instance that will carry the call's live part; a call a vendor carries has no
+   * owner here (null). `startedAt` is the vendor's own start time, when it reports one.
+   */
+  async connect(id: string, owner: string | null, tx: Queryable, startedAt?: Date): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
-      `UPDATE calls c SET status = 'ongoing', started_at = clock_timestamp(), owner = $2, heartbeat_at = now()
+      `UPDATE calls c SET status = 'ongoing', started_at = least(clock_timestamp(), coalesce($3::timestamptz, clock_timestamp())), owner = $2,
+              heartbeat_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END
         WHERE c.id = $1 AND c.status = 'queued' RETURNING ${columns}`,
-      [id, owner],
+      [id, owner, startedAt ?? null],
     );
     return row;
   }
@@ -93,15 +99,17 @@ export class CallsStore {
     reason: DisconnectionReason,
     tx: Queryable,
     staleSeconds?: number,
+    endedAt?: Date,
   ): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET status = $3, disconnection_reason = $4, owner = NULL,
-              ended_at = CASE WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
+              ended_at = CASE WHEN $6::timestamptz IS NOT NULL THEN greatest(coalesce(c.started_at, $6::timestamptz), $6::timestamptz)
+                              WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
                               ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END
         WHERE c.id = $1 AND c.status = ANY($2::text[])
           AND ($5::float8 IS NULL OR c.heartbeat_at < now() - make_interval(secs => $5::float8))
         RETURNING ${columns}`,
-      [id, [...from], status, reason, staleSeconds ?? null],
+      [id, [...from], status, reason, staleSeconds ?? null, endedAt ?? null],
     );
     return row;
   }
@@ -186,7 +194,7 @@ export class CallsStore {
   /** The post-call results, written once. */
   async saveResults(id: string, results: { transcriptObject: unknown; recordingKey: string | null; analysis: unknown }): Promise<CallRecord | undefined> {
     const [row] = await this.db.query<CallRecord>(
-      `UPDATE calls c SET transcript_object = $2, recording_key = $3, call_analysis = $4, processed_at = clock_timestamp()
+      `UPDATE calls c SET transcript_object = $2, recording_key = coalesce($3, c.recording_key), call_analysis = $4, processed_at = clock_timestamp()
         WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
       [id, jsonParam(results.transcriptObject), results.recordingKey, jsonParam(results.analysis)],
     );

@@ -118,6 +118,11 @@ interface Sample {
   summaryShape?: boolean;
   /** A WebSocket route: plain HTTP is 404 there, so requests go as real upgrades (see `send`). */
   socket?: boolean;
+  /**
+   * A telephony vendor's socket: it takes any upgrade and authenticates the vendor by the call it names and its first
+   * frames, closing with a 44xx code when that fails (test/providers/voice checks those refusals).
+   */
+  inBand?: boolean;
 }
 
 export interface Endpoint extends Sample {
@@ -166,6 +171,11 @@ const samples: Record<string, Sample> = {
   },
   "DELETE /voice/:thread_id/phone-call": { ids: thread },
   "POST /voice/:thread_id/web-call": { ids: thread, body: (w) => ({ project_id: w.projectId, voice_provider_account_id: accountId }) },
+  // Vendors' callbacks carry no Parley credential: each is refused (401/403) unless signed with the project's vendor key.
+  "POST /voice/retell/webhook": {},
+  "POST /voice/twilio/status/:call_id": { ids: (w) => ({ call_id: w.callId }) },
+  "GET /voice/retell/llm/:retell_call_id": { ids: () => ({ retell_call_id: "call_0123456789abcdef0123456789" }), socket: true, inBand: true },
+  "GET /voice/twilio/media/:call_id": { ids: (w) => ({ call_id: w.callId }), socket: true, inBand: true },
   "GET /recordings/:file": { ids: (w) => ({ file: `${w.callId}.wav` }), query: () => [["expires", "4102444800"], ["signature", "0".repeat(64)]] },
   "POST /legacy/chat": {
     body: (w) => ({ thread_id: w.threadId, message: "Where is the office located?", service_mode_name: "support", streaming: false, start_new_conversation: false }),

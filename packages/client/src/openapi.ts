@@ -651,12 +651,21 @@ export interface paths {
                                     type: "boolean" | "string" | "number";
                                 }[];
                                 max_call_seconds?: number;
-                                /** @enum {string} */
-                                provider?: "simulated";
+                                provider?: "simulated" | "twilio" | "retell";
+                                retell?: {
+                                    agent_id?: string;
+                                    api_base_url?: string;
+                                    api_key?: string;
+                                };
                                 simulated?: {
                                     ring_ms?: number;
                                     script?: string[];
                                     turn_ms?: number;
+                                };
+                                twilio?: {
+                                    account_sid?: string;
+                                    api_base_url?: string;
+                                    auth_token?: string;
                                 };
                             };
                         };
@@ -893,12 +902,21 @@ export interface paths {
                                     type: "boolean" | "string" | "number";
                                 }[];
                                 max_call_seconds?: number;
-                                /** @enum {string} */
-                                provider?: "simulated";
+                                provider?: "simulated" | "twilio" | "retell";
+                                retell?: {
+                                    agent_id?: string;
+                                    api_base_url?: string;
+                                    api_key?: string;
+                                };
                                 simulated?: {
                                     ring_ms?: number;
                                     script?: string[];
                                     turn_ms?: number;
+                                };
+                                twilio?: {
+                                    account_sid?: string;
+                                    api_base_url?: string;
+                                    auth_token?: string;
                                 };
                             };
                         };

@@ -5,6 +5,8 @@ import type { Db, Queryable } from "../shared/database.js";
 import type { ConversationsRepository } from "../chat/conversations-repository.js";
 import type { UsageRepository } from "../threads/usage-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { VendorCallsRepository } from "./vendor-calls-repository.js";
+import { carriedByVendor, resultsFromVendor } from "./vendors.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "../events/events-service.js";
@@ -20,6 +22,14 @@ export interface CallLifecycleStores {
   calls: CallsRepository;
   conversations: ConversationsRepository;
   usage: UsageRepository;
+  vendor: VendorCallsRepository;
+}
+
+/** What a vendor reports with a call's end: its own end time, transcript and recording. */
+export interface VendorEnd {
+  endedAt?: Date;
+  transcriptObject?: unknown;
+  recordingUrl?: string | null;
 }
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;
@@ -48,13 +58,14 @@ export class CallLifecycle implements CallEventSink {
     this.listeners.push(listener);
   }
 
-  async connected(callId: string): Promise<boolean> {
+  async connected(callId: string, startedAt?: Date): Promise<boolean> {
     const call = await this.stores.calls.findById(callId);
     if (!call || call.status !== "queued") return false;
+    const owner = carriedByVendor(call.provider) ? null : this.options.owner;
     return this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
-          const started = await this.stores.calls.connect(callId, this.options.owner, tx);
+          const started = await this.stores.calls.connect(callId, owner, tx, startedAt);
           if (!started) return false;
           const { conversationId } = await this.stores.conversations.current(started.thread_id, started.project_id, true, tx);
           await this.stores.calls.setConversation(callId, conversationId, tx);
@@ -95,20 +106,23 @@ export class CallLifecycle implements CallEventSink {
    * Ends a call for `reason` if the state machine allows it from the call's current status; undefined when it does
    * not (already over, or another actor won). `staleSeconds` restricts it to a call whose carrier stopped beating.
    */
-  async finish(callId: string, reason: DisconnectionReason, staleSeconds?: number): Promise<CallRecord | undefined> {
+  async finish(callId: string, reason: DisconnectionReason, staleSeconds?: number, vendor?: VendorEnd): Promise<CallRecord | undefined> {
     const call = await this.stores.calls.findById(callId);
     if (!call || !endableStatusesFor(reason).includes(call.status)) return undefined;
     const pricePerMinute = await this.voicePrice(call);
     const finished = await this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
-          const ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds);
+          let ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds, vendor?.endedAt);
           if (!ended) return undefined;
+          if (vendor?.transcriptObject !== undefined) {
+            ended = (await this.stores.vendor.saveTranscript(callId, { transcriptObject: vendor.transcriptObject, recordingUrl: vendor.recordingUrl ?? null }, tx)) ?? ended;
+          }
           if (ended.started_at && ended.ended_at) {
             if (ended.conversation_id !== null) await this.stores.calls.endConversation(ended.thread_id, ended.conversation_id, tx);
             const seconds = (ended.ended_at.getTime() - ended.started_at.getTime()) / 1000;
             await this.stores.usage.addVoice(ended.thread_id, seconds, pricePerMinute, tx);
-            await this.jobs.enqueueProcessing(callId, tx);
+            if (!resultsFromVendor(ended.provider)) await this.jobs.enqueueProcessing(callId, tx);
           }
           await this.publishUpdate(ended, tx);
           await this.stores.calls.announceEnded(callId, reason, tx);
@@ -119,7 +133,7 @@ export class CallLifecycle implements CallEventSink {
     if (finished) {
       // Before `DELETE /voice/{thread_id}/phone-call` answers: the thread's pages show the conversation's end.
       this.options.invalidations.changed(changeTags.thread(finished.thread_id));
-      if (finished.started_at) this.jobs.wakeProcessing();
+      if (finished.started_at && !resultsFromVendor(finished.provider)) this.jobs.wakeProcessing();
       for (const listener of this.listeners) listener(callId, reason);
     }
     return finished;

@@ -39,7 +39,10 @@ export class CallResults {
     const resolved = await this.resolve(call);
     let transcriptObject: TranscriptEntry[] = utterances.map((utterance) => ({ role: utterance.role, content: utterance.content, words: [] }));
     let key: string | null = null;
-    if (utterances.length > 0) {
+    if (call.provider === "twilio") {
+      // The recording is the call's real audio, which its media stream stored; word timings would need speech recognition.
+      key = (await this.storage.size(recordingKey(call.id))) !== undefined ? recordingKey(call.id) : null;
+    } else if (utterances.length > 0) {
       try {
         const recording = await renderRecording(utterances, await this.synthesizerOnce());
         await this.storage.put(recordingKey(call.id), recording.wav);

@@ -1,8 +1,11 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
 import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
-import type { ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
+import type { PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
+import type { DisconnectionReason } from "./call-states.js";
+import type { VendorCallsRepository } from "./vendor-calls-repository.js";
+import { carriedByVendor, needsPublicAddress } from "./vendors.js";
 import type { Db } from "../shared/database.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
@@ -51,8 +54,14 @@ export interface CallServiceDeps {
   locks: ThreadLocks;
   llm: LlmFactory;
   owner: string;
+  vendor: VendorCallsRepository;
+  /** `PUBLIC_BASE_URL`: where vendors reach this service; a vendor provider cannot work without it. */
+  publicBaseUrl: string | undefined;
   log: Logger;
 }
+
+/** Ends that Parley decides, which a vendor carrying the call must be told of; other ends come from the vendor. */
+const endedByParley: ReadonlySet<DisconnectionReason> = new Set<DisconnectionReason>(["manual_stopped", "cancelled", "max_duration_reached", "error_user_not_joined"]);
 
 const dayMs = 86_400_000;
 
@@ -63,6 +72,7 @@ export class CallService {
   async start(): Promise<void> {
     this.deps.lifecycle.onFinished((callId, reason) => {
       void this.deps.provider.endCall(callId, reason).catch(() => undefined);
+      if (endedByParley.has(reason)) void this.hangUpAtVendor(callId);
     });
     await this.deps.jobs.start({
       startScheduledCall: (callId) => this.startScheduled(callId),
@@ -85,6 +95,7 @@ export class CallService {
     if (issues.length > 0) throw new RequestValidationError(issues);
     const thread = await this.deps.threads.get(organizationId, threadId);
     const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
+    this.requirePublicAddress(resolved, input.projectId);
     const line = callerLineFor(resolved.config.voice, resolved.project.id, input.voiceProviderAccountId);
     const scheduledFor = input.scheduledFor?.at ?? null;
     const call = await this.deps.db.transaction(async (tx) => {
@@ -98,7 +109,7 @@ export class CallService {
           toNumber,
           voiceProviderAccountId: line.accountId,
           scheduledFor,
-          owner: scheduledFor ? null : this.deps.owner,
+          owner: scheduledFor || carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
         },
         tx,
       );
@@ -126,6 +137,7 @@ export class CallService {
   async createWebCall(organizationId: string, threadId: string, input: { projectId: string; voiceProviderAccountId?: string }): Promise<{ status: string; message: string }> {
     const thread = await this.deps.threads.get(organizationId, threadId);
     const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
+    this.requirePublicAddress(resolved, input.projectId);
     const accountId = input.voiceProviderAccountId;
     if (accountId !== undefined && !resolved.config.voice.accounts.some((account) => account.id.toLowerCase() === accountId)) {
       throw valueError(["body", "voice_provider_account_id"], "not a voice provider account of this project", accountId);
@@ -141,7 +153,7 @@ export class CallService {
           toNumber: null,
           voiceProviderAccountId: accountId ?? null,
           scheduledFor: null,
-          owner: this.deps.owner,
+          owner: carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
         },
         tx,
       );
@@ -156,7 +168,8 @@ export class CallService {
   /** Checks a web-call join token: the call must be waiting for its client, the token its own and in time. */
   async authorizeJoin(callId: string, token: string): Promise<ProviderCall> {
     const call = await this.deps.calls.findById(callId);
-    if (!call || call.call_type !== "web_call") throw new NotFoundError("Call not found");
+    // A vendor's web call is joined at the vendor, with the vendor's token: never here.
+    if (!call || call.call_type !== "web_call" || carriedByVendor(call.provider)) throw new NotFoundError("Call not found");
     const valid =
       call.status === "queued" &&
       call.access_token_hash !== null &&
@@ -164,7 +177,7 @@ export class CallService {
       call.join_deadline.getTime() > Date.now() &&
       sameSecret(hashCredential(token), call.access_token_hash);
     if (!valid) throw new ForbiddenError("Invalid or expired call token");
-    return this.providerCall(call);
+    return this.agentFor(call);
   }
 
   join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection {
@@ -192,7 +205,7 @@ export class CallService {
     const call = await this.deps.calls.find(organizationId, callId);
     if (!call) throw new NotFoundError("Call not found");
     const utterances = await this.deps.calls.utterances(call.thread_id, call.id);
-    return callDetail(call, utterances, call.recording_key ? recordingUrl(call.id) : null);
+    return callDetail(call, utterances, call.recording_key ? recordingUrl(call.id) : call.vendor_recording_url);
   }
 
   /** The stored recording of a call, for a request whose signed URL was already checked. */
@@ -203,8 +216,11 @@ export class CallService {
   }
 
   private async startScheduled(callId: string): Promise<void> {
+    const scheduled = await this.deps.calls.findById(callId);
+    if (!scheduled) return;
+    const owner = carriedByVendor(scheduled.provider) ? null : this.deps.owner;
     const call = await this.deps.db.transaction(async (tx) => {
-      const promoted = await this.deps.calls.promote(callId, this.deps.owner, tx);
+      const promoted = await this.deps.calls.promote(callId, owner, tx);
       if (promoted) await this.deps.lifecycle.publishUpdate(promoted, tx);
       return promoted;
     });
@@ -222,19 +238,57 @@ export class CallService {
     );
   }
 
-  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request fails upstream. */
-  private async place(call: CallRecord, create: (request: ProviderCall) => Promise<void>): Promise<void> {
+  /**
+   * Hands a call to the provider; a provider that refuses it (or does not answer in time) ends it as
+   * `error_provider` and the request fails upstream, saying why. A vendor's id for the call is recorded before its
+   * web-call token goes out, so that the vendor's socket and webhooks find the call however fast they come.
+   */
+  private async place(call: CallRecord, create: (request: ProviderCall) => Promise<PlacedCall | void>): Promise<void> {
+    let placed: PlacedCall | void;
     try {
-      await create(await this.providerCall(call));
+      placed = await create(await this.agentFor(call));
     } catch (error) {
       this.deps.log.error({ err: error, callId: call.id }, "the voice provider refused a call");
       await this.deps.lifecycle.finish(call.id, "error_provider");
       throw new UpstreamError(`Voice provider failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+    if (placed?.providerCallId) {
+      const bound = await this.deps.vendor.bind(call.id, call.provider, placed.providerCallId);
+      // Cancelled while the vendor was dialing: the vendor learns of it now that the call has its id.
+      if (bound && bound.status !== "queued" && bound.status !== "ongoing") await this.hangUpAtVendor(call.id);
+    }
+    if (placed?.webCallAccessToken) await this.deps.lifecycle.webCallReady(call.id, placed.webCallAccessToken);
   }
 
-  /** The call as a provider sees it, with the agent session that answers for the thread's project. */
-  private async providerCall(call: CallRecord): Promise<ProviderCall> {
+  /** Ends, at its vendor, a call that Parley ended; a vendor that fails is logged (the call is over here either way). */
+  private async hangUpAtVendor(callId: string): Promise<void> {
+    try {
+      const call = await this.deps.calls.findById(callId);
+      if (!call?.provider_call_id || !this.deps.provider.hangUp) return;
+      const resolved = await this.resolveVersion(call);
+      await this.deps.provider.hangUp({ callId, providerCallId: call.provider_call_id, config: resolved.config, secrets: resolved.secrets });
+    } catch (error) {
+      this.deps.log.warn({ err: error, callId }, "ending a call at its voice provider failed");
+    }
+  }
+
+  /** A vendor reaches Parley at `PUBLIC_BASE_URL`; without it, its webhooks and sockets could never arrive. */
+  private requirePublicAddress(resolved: ResolvedProject, projectId: string): void {
+    const provider = resolved.config.voice.provider;
+    if (needsPublicAddress(provider) && !this.deps.publicBaseUrl) {
+      throw valueError(
+        ["body", "project_id"],
+        `the project's voice provider (${provider}) reaches this server at PUBLIC_BASE_URL, which is not set: set it to the public https address of this server`,
+        projectId,
+      );
+    }
+  }
+
+  /**
+   * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
+   * utterances of the transcript the provider will feed it are in the thread's history already.
+   */
+  async agentFor(call: CallRecord, recorded = 0): Promise<ProviderCall> {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -244,16 +298,18 @@ export class CallService {
       maxHistoryMessages: agent.max_history_messages,
       record: (utterances) => this.deps.lifecycle.record(call.id, utterances),
       serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
+      recorded,
     });
-    return { callId: call.id, config: resolved.config, agent: session };
+    return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session };
   }
 
-  private resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+  /** The project version a call was created with: its settings and credentials. */
+  resolveVersion(call: CallRecord): Promise<ResolvedProject> {
     return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }
 
 /** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
 function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject) {
-  return { id: uuidv7(), organizationId, threadId, projectId: resolved.project.id, configVersionId: resolved.configVersionId };
+  return { id: uuidv7(), organizationId, threadId, projectId: resolved.project.id, configVersionId: resolved.configVersionId, provider: resolved.config.voice.provider };
 }

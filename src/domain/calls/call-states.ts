@@ -45,9 +45,61 @@ export const disconnectionReasons = {
   error_llm_websocket_runtime: "error",
   /** The instance that ran the call's live part stopped vouching for it (it crashed or was killed). */
   error_instance_lost: "error",
+  /** The callee's line was busy (Twilio's `busy`, Retell's `dial_busy`). */
+  dial_busy: "error",
+  /** The call could not be placed (Twilio's `failed`, Retell's `dial_failed`). */
+  dial_failed: "error",
+  // The rest of Retell's vocabulary, passed through as Retell reports it (see docs/voice.md).
+  call_transfer: "ended",
+  voicemail_reached: "ended",
+  ivr_reached: "ended",
+  transfer_bridged: "ended",
+  transfer_cancelled: "ended",
+  call_take_over: "ended",
+  concurrency_limit_reached: "error",
+  no_concurrency_fallback: "error",
+  no_valid_payment: "error",
+  scam_detected: "error",
+  invalid_destination: "error",
+  telephony_provider_permission_denied: "error",
+  telephony_provider_unavailable: "error",
+  sip_routing_error: "error",
+  marked_as_spam: "error",
+  user_declined: "error",
+  registered_call_timeout: "error",
+  error_llm_websocket_open: "error",
+  error_llm_websocket_lost_connection: "error",
+  error_llm_websocket_corrupt_payload: "error",
+  error_no_audio_received: "error",
+  error_asr: "error",
+  error_retell: "error",
+  error_unknown: "error",
 } as const satisfies Record<string, "ended" | "error">;
 
 export type DisconnectionReason = keyof typeof disconnectionReasons;
+
+export function isDisconnectionReason(value: string): value is DisconnectionReason {
+  return Object.hasOwn(disconnectionReasons, value);
+}
+
+/** Reasons that only a call that never connected can end with: the line never opened. */
+const neverConnected: ReadonlySet<DisconnectionReason> = new Set<DisconnectionReason>([
+  "error_user_not_joined",
+  "dial_no_answer",
+  "dial_busy",
+  "dial_failed",
+  "concurrency_limit_reached",
+  "no_concurrency_fallback",
+  "no_valid_payment",
+  "scam_detected",
+  "invalid_destination",
+  "telephony_provider_permission_denied",
+  "telephony_provider_unavailable",
+  "sip_routing_error",
+  "marked_as_spam",
+  "user_declined",
+  "registered_call_timeout",
+]);
 
 export function finalStatusOf(reason: DisconnectionReason): "ended" | "error" {
   return disconnectionReasons[reason];
@@ -56,7 +108,7 @@ export function finalStatusOf(reason: DisconnectionReason): "ended" | "error" {
 /** The statuses a call may end from for a reason: the transitions of the state machine above. */
 export function endableStatusesFor(reason: DisconnectionReason): readonly CallStatus[] {
   if (reason === "cancelled") return ["scheduled", "queued"];
-  if (reason === "error_user_not_joined" || reason === "dial_no_answer") return ["queued"];
+  if (neverConnected.has(reason)) return ["queued"];
   if (finalStatusOf(reason) === "error") return ["queued", "ongoing"];
   return ["ongoing"];
 }

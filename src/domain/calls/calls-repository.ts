@@ -25,6 +25,12 @@ export interface CallRecord {
   recording_key: string | null;
   call_analysis: unknown;
   processed_at: Date | null;
+  /** `simulated`, `twilio` or `retell`: the provider of the project version the call was created with. */
+  provider: string;
+  /** The vendor's id for the call (Twilio's CallSid, Retell's call_id), once the vendor has given it. */
+  provider_call_id: string | null;
+  /** A recording kept by the vendor, for calls whose recording is not Parley's own file. */
+  vendor_recording_url: string | null;
   created_at: Date;
   /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
   created_key: string;
@@ -44,6 +50,7 @@ export interface NewCall {
   voiceProviderAccountId: string | null;
   scheduledFor: Date | null;
   owner: string | null;
+  provider: string;
 }
 
 export interface CallFilters {
@@ -76,16 +83,27 @@ export interface CallsRepository {
   /** The thread's phone call that still holds the line (queued, scheduled or ongoing), if any. */
   activePhoneCall(organizationId: string, threadId: string): Promise<CallRecord | undefined>;
   /** scheduled → queued: the one step that starts a scheduled call, so a duplicate delivery finds nothing to do. */
-  promote(id: string, owner: string, tx?: Queryable): Promise<CallRecord | undefined>;
-  /** queued → ongoing, taken by the instance that will carry the call's live part. */
-  connect(id: string, owner: string, tx: Queryable): Promise<CallRecord | undefined>;
+  promote(id: string, owner: string | null, tx?: Queryable): Promise<CallRecord | undefined>;
+  /**
+   * queued → ongoing, taken by the instance that will carry the call's live part; a call a vendor carries has no
+   * owner here (null). `startedAt` is the vendor's own start time, when it reports one.
+   */
+  connect(id: string, owner: string | null, tx: Queryable, startedAt?: Date): Promise<CallRecord | undefined>;
   setConversation(id: string, conversationId: number, tx: Queryable): Promise<void>;
   /**
    * Ends a call that is in one of `from`. A call whose instance was lost ends at its last heartbeat, the last moment
    * it was known to run; `staleSeconds` then also requires the heartbeat to still be that old, so that an owner that
-   * was only slow keeps its call.
+   * was only slow keeps its call. `endedAt` is the vendor's own end time, when it reports one.
    */
-  finish(id: string, from: readonly CallStatus[], status: "ended" | "error", reason: DisconnectionReason, tx: Queryable, staleSeconds?: number): Promise<CallRecord | undefined>;
+  finish(
+    id: string,
+    from: readonly CallStatus[],
+    status: "ended" | "error",
+    reason: DisconnectionReason,
+    tx: Queryable,
+    staleSeconds?: number,
+    endedAt?: Date,
+  ): Promise<CallRecord | undefined>;
   /**
    * Appends one utterance of an ongoing call to its thread's history, with its `message.created` event, in a single
    * statement: the call is share-locked (it cannot end meanwhile), both per-thread counters move in one row update,
@@ -116,7 +134,7 @@ export interface CallsRepository {
     stale: string[];
     notJoined: string[];
   }>;
-  /** The post-call results, written once. */
+  /** The post-call results, written once; a recording key already set (a vendor's stream stored it) is kept when none is given. */
   saveResults(id: string, results: {
     transcriptObject: unknown;
     recordingKey: string | null;

@@ -10,4 +10,8 @@ export interface VoiceSettings {
   schedulerPollSeconds: number;
   /** Ping interval of the events and web-call WebSockets; a client that misses a pong is dropped. */
   socketPingMs: number;
+  /** How long a telephony vendor's REST API may take to answer (creating or ending a call). */
+  vendorTimeoutMs: number;
+  /** How long a vendor socket naming a call not yet bound waits for it (the vendor's answer may still be on its way). */
+  vendorSocketGraceMs: number;
 }

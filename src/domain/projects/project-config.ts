@@ -62,7 +62,7 @@ export const ProjectConfigInput = Type.Object({
   ),
   voice: Type.Optional(
     Type.Object({
-      provider: Type.Optional(Type.Literal("simulated")),
+      provider: Type.Optional(Type.Union([Type.Literal("simulated"), Type.Literal("twilio"), Type.Literal("retell")])),
       accounts: Type.Optional(Type.Array(VoiceAccount, { maxItems: 100 })),
       max_call_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 14_400 })),
       analysis_fields: Type.Optional(Type.Array(AnalysisField, { maxItems: 50 })),
@@ -71,6 +71,20 @@ export const ProjectConfigInput = Type.Object({
           script: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 200 })),
           ring_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
           turn_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+        }),
+      ),
+      twilio: Type.Optional(
+        Type.Object({
+          account_sid: Type.Optional(Type.String({ pattern: "^AC[0-9a-fA-F]{32}$" })),
+          auth_token: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+          api_base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
+        }),
+      ),
+      retell: Type.Optional(
+        Type.Object({
+          api_key: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+          agent_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          api_base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
         }),
       ),
     }),
@@ -108,13 +122,18 @@ export interface ProjectConfig {
     criteria: { key: string; description: string; required: boolean }[];
   };
   voice: {
-    provider: "simulated";
+    provider: VoiceProviderName;
     accounts: { id: string; phone_numbers: string[] }[];
     max_call_seconds: number;
     analysis_fields: { name: string; type: "boolean" | "string" | "number"; description?: string }[];
     simulated: { script?: string[]; ring_ms: number; turn_ms: number };
+    /** The vendors' settings without their credentials, which are project secrets (see `splitSecrets`). */
+    twilio: { account_sid: string; api_base_url: string };
+    retell: { agent_id: string; api_base_url: string };
   };
 }
+
+export type VoiceProviderName = "simulated" | "twilio" | "retell";
 
 const defaultBaseUrls = { builtin: "", openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
 
@@ -160,20 +179,40 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
         ring_ms: voice.simulated?.ring_ms ?? 100,
         turn_ms: voice.simulated?.turn_ms ?? 200,
       },
+      twilio: { account_sid: voice.twilio?.account_sid ?? "", api_base_url: trimSlash(voice.twilio?.api_base_url ?? "https://api.twilio.com") },
+      retell: { agent_id: voice.retell?.agent_id ?? "", api_base_url: trimSlash(voice.retell?.api_base_url ?? "https://api.retellai.com") },
     },
   };
 }
 
+/** A version stored before the vendor settings existed has none: it gets their defaults (its provider is simulated). */
+export function withVoiceVendorDefaults(config: ProjectConfig): ProjectConfig {
+  if (config.voice.twilio && config.voice.retell) return config;
+  const defaults = withDefaults({}).voice;
+  return { ...config, voice: { ...config.voice, twilio: config.voice.twilio ?? defaults.twilio, retell: config.voice.retell ?? defaults.retell } };
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+/** The write-only credentials of a configuration version, kept encrypted at rest. */
 export interface ProjectSecrets {
   agentApiKey?: string;
   simulationApiKey?: string;
+  twilioAuthToken?: string;
+  retellApiKey?: string;
 }
 
+/** The credentials a configuration sends, and the public rest; a credential it leaves out is not in `secrets`. */
 export function splitSecrets(input: ProjectConfigInput): { config: ProjectConfig; secrets: ProjectSecrets } {
   const config = withDefaults(input);
-  const apiKey = input.agent?.api_key;
-  const simulationApiKey = input.simulation?.api_key;
-  return { config, secrets: { ...(apiKey ? { agentApiKey: apiKey } : {}), ...(simulationApiKey ? { simulationApiKey } : {}) } };
+  const secrets: ProjectSecrets = {};
+  if (input.agent?.api_key) secrets.agentApiKey = input.agent.api_key;
+  if (input.simulation?.api_key) secrets.simulationApiKey = input.simulation.api_key;
+  if (input.voice?.twilio?.auth_token) secrets.twilioAuthToken = input.voice.twilio.auth_token;
+  if (input.voice?.retell?.api_key) secrets.retellApiKey = input.voice.retell.api_key;
+  return { config, secrets };
 }
 
 /** The criteria every simulation is judged by; a project's `simulation.criteria` add to them. */

@@ -3,7 +3,7 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
 
 export interface ResolvedProject {
@@ -18,7 +18,11 @@ export interface ProjectView {
   organization_id: string;
   name: string;
   config_version_id: string;
-  config: ProjectConfig & { agent: { api_key_set: boolean }; simulation: { api_key_set: boolean } };
+  config: ProjectConfig & {
+    agent: { api_key_set: boolean };
+    simulation: { api_key_set: boolean };
+    voice: { twilio: { auth_token_set: boolean }; retell: { api_key_set: boolean } };
+  };
   versions: { id: string; version: number; created_at: string }[];
 }
 
@@ -35,7 +39,7 @@ export class ProjectService {
   ) {}
 
   async create(organizationId: string, name: string, input: ProjectConfigInput): Promise<{ id: string; name: string; config_version_id: string }> {
-    const { config, encryptedSecrets } = this.prepare(input, null);
+    const { config, encryptedSecrets } = this.prepare(input, {});
     const id = uuidv7();
     const versionId = uuidv7();
     const created = await this.db.transaction((tx) =>
@@ -55,7 +59,7 @@ export class ProjectService {
     const project = await this.store.findById(projectId);
     if (!project) throw new NotFoundError("Project not found");
     const current = await this.store.findVersion(project.id, project.current_config_version_id);
-    const { config, encryptedSecrets } = this.prepare(input, current?.encrypted_secrets ?? null);
+    const { config, encryptedSecrets } = this.prepare(input, current ? this.openSecrets(current) : {});
     const versionId = uuidv7();
     await this.db.transaction((tx) => this.store.addVersion(project.id, { id: versionId, config, encryptedSecrets }, tx));
     for (const listener of this.publishListeners) listener(project.organization_id);
@@ -74,11 +78,7 @@ export class ProjectService {
       organization_id: project.organization_id,
       name: project.name,
       config_version_id: current.id,
-      config: {
-        ...current.config,
-        agent: { ...current.config.agent, api_key_set: secrets.agentApiKey !== undefined },
-        simulation: { ...simulationSettingsOf(current.config), api_key_set: secrets.simulationApiKey !== undefined },
-      },
+      config: publicView(withVoiceVendorDefaults(current.config), secrets),
       versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
     };
   }
@@ -106,26 +106,54 @@ export class ProjectService {
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
-    this.versionCache.set(versionId, version.config);
+    const config = withVoiceVendorDefaults(version.config);
+    this.versionCache.set(versionId, config);
     this.secretCache.set(versionId, secrets);
-    return { project, configVersionId: versionId, config: version.config, secrets };
+    return { project, configVersionId: versionId, config, secrets };
   }
 
   private openSecrets(version: ConfigVersionRecord): ProjectSecrets {
     return version.encrypted_secrets ? (JSON.parse(this.secretBox.open(version.encrypted_secrets)) as ProjectSecrets) : {};
   }
 
-  private prepare(input: ProjectConfigInput, previousSecrets: string | null): { config: ProjectConfig; encryptedSecrets: string | null } {
+  /** Each credential the new version leaves out is kept from the current version (credentials are write-only). */
+  private prepare(input: ProjectConfigInput, previousSecrets: ProjectSecrets): { config: ProjectConfig; encryptedSecrets: string | null } {
     const schema = input.json_input?.schema;
     if (schema) {
       const problem = checkJsonSchema(schema);
       if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
     }
     checkSimulationCriteria(input);
-    const { config, secrets } = splitSecrets(input);
-    if (Object.keys(secrets).length === 0) return { config, encryptedSecrets: previousSecrets };
-    // Keys are write-only: a version that sets one of them keeps the others of the version before.
-    const previous = previousSecrets ? (JSON.parse(this.secretBox.open(previousSecrets)) as ProjectSecrets) : {};
-    return { config, encryptedSecrets: this.secretBox.seal(JSON.stringify({ ...previous, ...secrets })) };
+    const { config, secrets: given } = splitSecrets(input);
+    const secrets: ProjectSecrets = { ...previousSecrets, ...given };
+    checkVoiceVendor(config, secrets);
+    return { config, encryptedSecrets: Object.keys(secrets).length > 0 ? this.secretBox.seal(JSON.stringify(secrets)) : null };
+  }
+}
+
+/** The configuration as the admin interface shows it: each credential only as whether it is set. */
+function publicView(config: ProjectConfig, secrets: ProjectSecrets): ProjectView["config"] {
+  return {
+    ...config,
+    agent: { ...config.agent, api_key_set: secrets.agentApiKey !== undefined },
+    simulation: { ...simulationSettingsOf(config), api_key_set: secrets.simulationApiKey !== undefined },
+    voice: {
+      ...config.voice,
+      twilio: { ...config.voice.twilio, auth_token_set: secrets.twilioAuthToken !== undefined },
+      retell: { ...config.voice.retell, api_key_set: secrets.retellApiKey !== undefined },
+    },
+  };
+}
+
+/** A vendor chosen as the voice provider needs its account settings, or no call could ever be placed. */
+function checkVoiceVendor(config: ProjectConfig, secrets: ProjectSecrets): void {
+  const at = (...path: string[]) => ["body", "config", "voice", ...path];
+  if (config.voice.provider === "twilio") {
+    if (!config.voice.twilio.account_sid) throw valueError(at("twilio", "account_sid"), "required when voice.provider is twilio", null);
+    if (!secrets.twilioAuthToken) throw valueError(at("twilio", "auth_token"), "required when voice.provider is twilio", null);
+  }
+  if (config.voice.provider === "retell") {
+    if (!config.voice.retell.agent_id) throw valueError(at("retell", "agent_id"), "required when voice.provider is retell", null);
+    if (!secrets.retellApiKey) throw valueError(at("retell", "api_key"), "required when voice.provider is retell", null);
   }
 }

@@ -1,5 +1,5 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import type { ProjectConfig } from "../../domain/projects/project-config.js";
+import type { ProjectConfig, ProjectSecrets } from "../../domain/projects/project-config.js";
 import type { Speaker } from "./speakers.js";
 
 /**
@@ -27,8 +27,11 @@ export interface VoiceAgent {
 
 /** How a provider reports a call's progress. Each method is safe to call late or twice: the domain's transitions are conditional. */
 export interface CallEventSink {
-  /** The callee answered, or the web client joined. False when the call can no longer start: the provider drops it. */
-  connected(callId: string): Promise<boolean>;
+  /**
+   * The callee answered, or the web client joined (at `startedAt` when the vendor says when). False when the call
+   * can no longer start: the provider drops it.
+   */
+  connected(callId: string, startedAt?: Date): Promise<boolean>;
   /** The call is over, for this reason. */
   ended(callId: string, reason: DisconnectionReason): Promise<void>;
   /** A web call is ready: its client joins with this token. */
@@ -39,7 +42,24 @@ export interface ProviderCall {
   callId: string;
   /** The project configuration version the call was created with (voice settings, the agent's knowledge). */
   config: ProjectConfig;
+  /** The version's credentials: a vendor's key or token. */
+  secrets: ProjectSecrets;
   agent: VoiceAgent;
+}
+
+/** What a provider knows of a call it placed: the vendor's id for it, when there is a vendor. */
+export interface PlacedCall {
+  providerCallId?: string;
+  /** A web call's client token issued by the vendor, which `web_call.ready` delivers once the call is bound. */
+  webCallAccessToken?: string;
+}
+
+/** A call as a vendor knows it, for ending it there. */
+export interface RemoteCall {
+  callId: string;
+  providerCallId: string;
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
 }
 
 export interface PhoneCallRequest extends ProviderCall {
@@ -50,9 +70,11 @@ export interface PhoneCallRequest extends ProviderCall {
 export interface VoiceProvider {
   readonly name: string;
   /** Starts dialing; progress arrives through the sink. */
-  createPhoneCall(request: PhoneCallRequest): Promise<void>;
+  createPhoneCall(request: PhoneCallRequest): Promise<PlacedCall | void>;
   /** Prepares a web call; `webCallReady` follows with the client's access token. */
-  createWebCall(request: ProviderCall): Promise<void>;
+  createWebCall(request: ProviderCall): Promise<PlacedCall | void>;
+  /** Ends, at the vendor, a call that Parley ended (DELETE, its maximum duration); from whichever instance ended it. */
+  hangUp?(call: RemoteCall): Promise<void>;
   /** Hangs up a call this instance carries (a no-op for others); the domain has already recorded why. */
   endCall(callId: string, reason: DisconnectionReason): Promise<void>;
   /** Drops every call this instance carries, without reporting them (shutdown). */

@@ -12,6 +12,8 @@ export interface VoiceAgentSessionOptions {
   record(utterances: TranscriptItem[]): Promise<boolean>;
   /** Runs a whole turn under the thread's lock, so that a chat on the same thread never lands inside it. */
   serialize<T>(work: () => Promise<T>): Promise<T>;
+  /** How many utterances of the transcript are stored already (a vendor's socket that reconnected mid-call). */
+  recorded?: number;
 }
 
 /**
@@ -21,9 +23,11 @@ export interface VoiceAgentSessionOptions {
  * a thin edge that parses the vendor's frames into `respond` calls.
  */
 export class VoiceAgentSession implements VoiceAgent {
-  private recorded = 0;
+  private recorded: number;
 
-  constructor(private readonly options: VoiceAgentSessionOptions) {}
+  constructor(private readonly options: VoiceAgentSessionOptions) {
+    this.recorded = options.recorded ?? 0;
+  }
 
   async respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal): Promise<string | undefined> {
     return this.options.serialize(async () => {

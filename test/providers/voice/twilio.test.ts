@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { decodeWav } from "../../../src/providers/voice/wav.js";
+import { acmeAgent } from "../../support/fixtures.js";
+import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
+import { espeakMulaw, sid, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
+import { forEachTelephonyDatabase, publicBaseUrl, type TelephonyHarness } from "./support.js";
+
+const accountSid = `AC${"1f".repeat(16)}`;
+const authToken = "twilio-auth-token-fedcba9876543210";
+
+function twilioConfig(twilio: FakeTwilio) {
+  return {
+    agent: acmeAgent,
+    pricing: { voice_minute_usd: 0.06 },
+    voice: {
+      provider: "twilio",
+      accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }],
+      twilio: { account_sid: accountSid, auth_token: authToken, api_base_url: twilio.url },
+    },
+  };
+}
+
+forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarness) => {
+  let twilio: FakeTwilio;
+  let speech: Uint8Array;
+  before(async () => {
+    twilio = await startFakeTwilio(accountSid, authToken);
+    speech = await espeakMulaw("Hello. What are your opening hours?");
+  });
+  after(async () => {
+    await twilio.close();
+  });
+
+  async function setUp() {
+    const h = harness();
+    const org = await h.organization(twilioConfig(twilio));
+    const threadId = await h.thread(org.apiKey);
+    return { h, ...org, threadId };
+  }
+
+  async function placeCall(h: TelephonyHarness, apiKey: string, threadId: string, projectId: string) {
+    const response = await h.request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload: { callee: "+1 415 555 2671", project_id: projectId } });
+    assert.equal(response.status, 200, response.body);
+    const callId = response.json<{ id: string }>().id;
+    const created = twilio.forms.at(-1)!;
+    const callSid = await h.app.db.query<{ provider_call_id: string }>("SELECT provider_call_id FROM calls WHERE id = $1", [callId]);
+    return { callId, form: created.form, callSid: callSid[0]!.provider_call_id, stream: streamOf(created.form.get("Twiml") ?? "") };
+  }
+
+  async function status(h: TelephonyHarness, callId: string, callSid: string, callStatus: string, token = authToken, url?: string) {
+    const callbackUrl = `${publicBaseUrl}/voice/twilio/status/${callId}`;
+    const { body, signature } = signedStatus(token, url ?? callbackUrl, { AccountSid: accountSid, CallSid: callSid, CallStatus: callStatus, ApiVersion: "2010-04-01", Direction: "outbound-api" });
+    return h.request({ method: "POST", url: `/voice/twilio/status/${callId}`, headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, payload: body });
+  }
+
+  function localStream(h: TelephonyHarness, url: string): string {
+    return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
+  }
+
+  test("a whole call: the REST form, signed status callbacks, the media stream with espeak speech, and Parley's own recording", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const events = await TestSocket.open(`${h.wsBase}/threads/${threadId}/events`, { authorization: apiKey });
+    const { callId, form, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+
+    const request = twilio.forms.at(-1)!;
+    assert.equal(request.path, `/2010-04-01/Accounts/${accountSid}/Calls.json`);
+    assert.equal(request.authorization, `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`);
+    assert.equal(form.get("To"), "+14155552671");
+    assert.equal(form.get("From"), "+14155550100");
+    assert.equal(form.get("StatusCallback"), `${publicBaseUrl}/voice/twilio/status/${callId}`);
+    assert.deepEqual(form.getAll("StatusCallbackEvent"), ["initiated", "ringing", "answered", "completed"]);
+    assert.match(form.get("Twiml") ?? "", /^<\?xml version="1.0" encoding="UTF-8"\?><Response><Connect><Stream url="[^"]+"><Parameter name="token" value="[^"]+"\/><\/Stream><\/Connect><\/Response>$/);
+    assert.equal(stream.url, `wss://parley.example.test/voice/twilio/media/${callId}`);
+    assert.match(callSid, /^CA[0-9a-f]{32}$/);
+
+    for (const callStatus of ["initiated", "ringing", "in-progress"]) assert.equal((await status(h, callId, callSid, callStatus)).status, 204);
+    const media = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    media.start(accountSid, callSid, stream.token);
+    await events.next((event) => event["type"] === "call.updated" && (event["call"] as CallDetail).status === "ongoing");
+    await media.speak(speech);
+    await sleep(100);
+    media.stop(accountSid, callSid);
+    const ended = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended");
+    assert.equal(ended.disconnection_reason, "user_hangup");
+    assert.equal((await status(h, callId, callSid, "completed")).status, 204);
+
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null && detail.call_analysis !== null);
+    assert.match(call.recording_url ?? "", /^https:\/\/parley\.example\.test\/recordings\//);
+    const recordingPath = new URL(call.recording_url!).pathname + new URL(call.recording_url!).search;
+    const wav = await h.app.server.inject({ method: "GET", url: recordingPath });
+    assert.equal(wav.statusCode, 200);
+    const audio = decodeWav(wav.rawPayload);
+    assert.equal(audio.sampleRate, 8000);
+    assert.ok(Math.abs(audio.samples.length - speech.length) <= 160, `the recording holds the caller's audio (${audio.samples.length} vs ${speech.length} samples)`);
+    const loud = audio.samples.filter((sample) => Math.abs(sample) > 2000).length;
+    assert.ok(loud > audio.samples.length / 20, "and it is speech, not silence");
+    assert.ok(call.duration_ms !== null && call.duration_ms >= 0);
+    events.close();
+  });
+
+  test("a status callback with a bad, missing or misplaced signature is refused with 403 and changes nothing", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid } = await placeCall(h, apiKey, threadId, projectId);
+    assert.equal((await status(h, callId, callSid, "busy", "some-other-auth-token")).status, 403);
+    assert.equal((await status(h, callId, callSid, "busy", authToken, `${publicBaseUrl}/voice/twilio/status/another-call`)).status, 403);
+    const unsigned = await h.request({ method: "POST", url: `/voice/twilio/status/${callId}`, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: `CallSid=${callSid}&CallStatus=busy` });
+    assert.equal(unsigned.status, 403);
+    assert.deepEqual(unsigned.json(), { detail: "Invalid signature" });
+    assert.equal((await status(h, "no-such-call", callSid, "busy")).status, 403);
+    assert.equal((await status(h, callId, sid("CA"), "busy")).status, 403, "a signed callback naming another CallSid is refused");
+    const detail = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(detail.status, "queued");
+  });
+
+  test("a media stream with a wrong token, or for an unknown call, is closed with 4403 before any audio is taken", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    const wrong = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    wrong.start(accountSid, callSid, "not-the-token");
+    wrong.send({ event: "media", streamSid: wrong.streamSid, media: { payload: Buffer.from(speech.subarray(0, 160)).toString("base64"), timestamp: "0" } });
+    assert.equal((await wrong.waitClosed()).code, 4403);
+    const unknown = await TwilioStream.open(`${h.wsBase}/voice/twilio/media/not-a-call`, { echoMarks: true });
+    unknown.start(accountSid, callSid, stream.token);
+    assert.equal((await unknown.waitClosed()).code, 4403);
+    const detail = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(detail.status, "queued");
+  });
+
+  test("dial failures become dial_no_answer, dial_busy and dial_failed; a callback delivered twice changes nothing", async () => {
+    for (const [callStatus, reason] of [["no-answer", "dial_no_answer"], ["busy", "dial_busy"], ["failed", "dial_failed"]] as const) {
+      const { h, apiKey, projectId, threadId } = await setUp();
+      const { callId, callSid } = await placeCall(h, apiKey, threadId, projectId);
+      assert.equal((await status(h, callId, callSid, callStatus)).status, 204);
+      const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status !== "queued");
+      assert.equal(call.status, "error");
+      assert.equal(call.disconnection_reason, reason);
+      const before = await h.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM thread_events WHERE thread_id = $1", [threadId]);
+      assert.equal((await status(h, callId, callSid, callStatus)).status, 204);
+      const again = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+      assert.deepEqual(again, call);
+      const afterwards = await h.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM thread_events WHERE thread_id = $1", [threadId]);
+      assert.equal(afterwards[0]?.n, before[0]?.n);
+    }
+  });
+
+  test("Twilio answering 500 or hanging at creation: the call is error with the reason, and the thread keeps working", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    for (const [behaviour, detail] of [
+      [{ kind: "status", status: 500 }, "Voice provider failed: Twilio answered 500: Internal Server Error"],
+      [{ kind: "hang" }, "Voice provider failed: Twilio did not answer within 1.5 s"],
+    ] as const) {
+      twilio.behave(behaviour);
+      try {
+        const response = await h.request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload: { callee: "+14155552671", project_id: projectId } });
+        assert.equal(response.status, 502);
+        assert.deepEqual(response.json(), { detail });
+      } finally {
+        twilio.behave({ kind: "ok" });
+      }
+      const calls = (await h.request({ method: "GET", url: `/calls?thread_id=${threadId}`, headers: { authorization: apiKey } })).json<{ calls: CallDetail[] }>();
+      assert.equal(calls.calls[0]?.status, "error");
+      assert.equal(calls.calls[0]?.disconnection_reason, "error_provider");
+    }
+    const chat = await h.request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { thread_id: threadId, message: "What are your opening hours?", service_config_name: "support" } });
+    assert.equal(chat.status, 200);
+    await placeCall(h, apiKey, threadId, projectId);
+  });
+
+  test("DELETE ends an ongoing call through the REST API (Status=completed) as manual_stopped and keeps its recording", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    const media = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    media.start(accountSid, callSid, stream.token);
+    await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
+    await media.speak(speech.subarray(0, 8000));
+    await sleep(100);
+    const deleted = await h.request({ method: "DELETE", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey } });
+    assert.equal(deleted.status, 200);
+    assert.equal((await media.waitClosed()).code, 1000, "Parley closes the stream");
+    const deadline = Date.now() + 5000;
+    const hangUp = () => twilio.forms.find((form) => form.path === `/2010-04-01/Accounts/${accountSid}/Calls/${callSid}.json`);
+    while (!hangUp() && Date.now() < deadline) await sleep(20);
+    assert.equal(hangUp()?.form.get("Status"), "completed");
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null);
+    assert.equal(call.status, "ended");
+    assert.equal(call.disconnection_reason, "manual_stopped");
+    assert.equal((await status(h, callId, callSid, "completed")).status, 204, "Twilio's own completed callback comes later and changes nothing");
+    const after = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(after.disconnection_reason, "manual_stopped");
+  });
+});
