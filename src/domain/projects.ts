@@ -3,7 +3,8 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsStore } from "../store
 import { ConflictError, NotFoundError, valueError } from "./errors.js";
 import { uuidv7 } from "./ids.js";
 import { checkJsonSchema } from "./json-schema.js";
-import { splitSecrets, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { ESPEAK_VOICE_PATTERN } from "./speech-voices.js";
+import { splitSecrets, withDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "./secrets.js";
 
 export interface ResolvedProject {
@@ -18,7 +19,10 @@ export interface ProjectView {
   organization_id: string;
   name: string;
   config_version_id: string;
-  config: ProjectConfig & { agent: { api_key_set: boolean } };
+  config: ProjectConfig & {
+    agent: { api_key_set: boolean };
+    speech: { stt: { api_key_set: boolean }; tts: { api_key_set: boolean } };
+  };
   versions: { id: string; version: number; created_at: string }[];
 }
 
@@ -73,7 +77,7 @@ export class ProjectService {
       organization_id: project.organization_id,
       name: project.name,
       config_version_id: current.id,
-      config: { ...current.config, agent: { ...current.config.agent, api_key_set: current.encrypted_secrets !== null } },
+      config: this.publicConfig(current),
       versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
     };
   }
@@ -94,9 +98,27 @@ export class ProjectService {
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
-    this.versionCache.set(versionId, version.config);
+    // Versions stored before speech settings existed have none: they run on the defaults.
+    const config = version.config.speech ? version.config : { ...version.config, speech: withDefaults({}).speech };
+    this.versionCache.set(versionId, config);
     this.secretCache.set(versionId, secrets);
-    return { project, configVersionId: versionId, config: version.config, secrets };
+    return { project, configVersionId: versionId, config, secrets };
+  }
+
+  private publicConfig(version: ConfigVersionRecord): ProjectView["config"] {
+    const secrets = this.openSecrets(version);
+    const { config } = version;
+    // Versions stored before speech settings existed have none: they run on the defaults.
+    const speech = config.speech ?? withDefaults({}).speech;
+    return {
+      ...config,
+      agent: { ...config.agent, api_key_set: secrets.agentApiKey !== undefined },
+      speech: {
+        ...speech,
+        stt: { ...speech.stt, api_key_set: secrets.sttApiKey !== undefined },
+        tts: { ...speech.tts, api_key_set: secrets.ttsApiKey !== undefined },
+      },
+    };
   }
 
   private openSecrets(version: ConfigVersionRecord): ProjectSecrets {
@@ -109,8 +131,13 @@ export class ProjectService {
       const problem = checkJsonSchema(schema);
       if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
     }
+    const tts = input.speech?.tts;
+    if (tts?.voice !== undefined && (tts.provider ?? "espeak") === "espeak" && !new RegExp(ESPEAK_VOICE_PATTERN).test(tts.voice)) {
+      throw valueError(["body", "config", "speech", "tts", "voice"], "not an eSpeak NG voice (language[+variant], e.g. en-us or en-us+f3)", tts.voice);
+    }
     const { config, secrets } = splitSecrets(input);
-    const encryptedSecrets = secrets.agentApiKey ? this.secretBox.seal(JSON.stringify(secrets)) : previousSecrets;
-    return { config, encryptedSecrets };
+    if (Object.keys(secrets).length === 0) return { config, encryptedSecrets: previousSecrets };
+    const previous: ProjectSecrets = previousSecrets ? (JSON.parse(this.secretBox.open(previousSecrets)) as ProjectSecrets) : {};
+    return { config, encryptedSecrets: this.secretBox.seal(JSON.stringify({ ...previous, ...secrets })) };
   }
 }
