@@ -143,7 +143,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
     memoryAnswers: [latestPageFromMemory(history, authenticator)],
     routes: [
-      ...systemRoutes(db, metrics),
+      ...systemRoutes(db, metrics, voice.speechStatus),
       ...threadRoutes(threads),
       ...chatRoutes(chat, invalidations),
       ...messageRoutes(history),

@@ -38,10 +38,21 @@ export interface Config {
     heartbeatMs: number;
     staleAfterMs: number;
     socketPingMs: number;
+    /** `audio`: calls run through the speech pipeline; `text`: the fast text-only mode (tests, demos without audio). */
+    speechMode: "audio" | "text";
+    /** pocketsphinx decoder processes per language, and eSpeak NG worker threads, shared by all calls. */
+    sttWorkers: number;
+    ttsWorkers: number;
   };
 }
 
 export class ConfigError extends Error {}
+
+function speechMode(env: Record<string, string | undefined>): "audio" | "text" {
+  const mode = env["SPEECH_MODE"] ?? "audio";
+  if (mode !== "audio" && mode !== "text") throw new ConfigError("SPEECH_MODE must be audio or text");
+  return mode;
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -126,6 +137,9 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),
       staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
+      speechMode: speechMode(env),
+      sttWorkers: integer(env, "SPEECH_STT_WORKERS", 2, 1, 64),
+      ttsWorkers: integer(env, "SPEECH_TTS_WORKERS", 2, 1, 64),
     },
   };
 }

@@ -213,7 +213,7 @@ export class CallService {
 
   private async processResults(callId: string): Promise<void> {
     const updated = await this.deps.results.process(callId);
-    if (updated) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishUpdate(updated, tx));
+    if (updated) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishAnalyzed(updated, tx));
   }
 
   private async dial(call: CallRecord): Promise<void> {
@@ -245,7 +245,9 @@ export class CallService {
       record: (utterances) => this.deps.lifecycle.record(call.id, utterances),
       serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
     });
-    return { callId: call.id, config: resolved.config, agent: session };
+    const { sttApiKey, ttsApiKey } = resolved.secrets;
+    const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
+    return { callId: call.id, config: resolved.config, agent: session, speechKeys };
   }
 
   private async project(organizationId: string, projectId: string): Promise<ResolvedProject> {

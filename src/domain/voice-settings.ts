@@ -10,6 +10,13 @@ export interface VoiceSettings {
   schedulerPollSeconds: number;
   /** Ping interval of the events and web-call WebSockets; a client that misses a pong is dropped. */
   socketPingMs: number;
+  /** `audio`: every call runs through the speech pipeline; `text`: lines and replies go as text (fast tests). */
+  speechMode: "audio" | "text";
+  /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */
+  sttWorkers: number;
+  ttsWorkers: number;
+  /** Told each voice turn's latency (end of caller speech → first agent audio), for benchmarks. */
+  onTurnLatency?: (ms: number) => void;
 }
 
 export const defaultVoiceSettings: VoiceSettings = {
@@ -18,4 +25,7 @@ export const defaultVoiceSettings: VoiceSettings = {
   staleAfterMs: 30_000,
   schedulerPollSeconds: 0.5,
   socketPingMs: 15_000,
+  speechMode: "audio",
+  sttWorkers: 2,
+  ttsWorkers: 2,
 };

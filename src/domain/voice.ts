@@ -6,6 +6,8 @@ import type { Config } from "../config.js";
 import { renderRecording } from "../providers/voice/recording.js";
 import { SimulatedVoiceProvider } from "../providers/voice/simulated.js";
 import { createSpeechSynthesizer } from "../providers/voice/speech.js";
+import { SpeechCalls } from "../providers/voice/speech-calls.js";
+import { SpeechEngines, type EngineStatus } from "../providers/speech/engines.js";
 import type { ServerSecrets } from "../server-secrets.js";
 import { PgBossCallJobs } from "../store/calls-scheduler.js";
 import { CallsStore } from "../store/calls-store.js";
@@ -22,7 +24,7 @@ import type { ChatService, LlmFactory } from "./chat.js";
 import { EventsService } from "./events.js";
 import type { Invalidations } from "./invalidation.js";
 import type { ProjectService } from "./projects.js";
-import { RecordingUrlSigner, type RecordingStorage } from "./recordings.js";
+import { recordingKey, RecordingUrlSigner, type RecordingStorage } from "./recordings.js";
 import type { ThreadService } from "./threads.js";
 import { defaultVoiceSettings, type VoiceSettings } from "./voice-settings.js";
 
@@ -48,6 +50,8 @@ export interface Voice {
   signer: RecordingUrlSigner;
   storage: RecordingStorage;
   settings: VoiceSettings;
+  /** The offline speech engines and whether each runs here, for `/readyz`. */
+  speechStatus(): Promise<EngineStatus[]>;
   start(): Promise<void>;
   /** Hangs up the calls this instance carries; called before the HTTP server closes its sockets. */
   stopCalls(): Promise<void>;
@@ -76,9 +80,32 @@ export function createVoice(deps: VoiceDeps): Voice {
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
   const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);
+  const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
+  const speechCalls =
+    settings.speechMode === "audio"
+      ? new SpeechCalls({
+          engines,
+          log,
+          saveRecording: async (callId, wav) => {
+            await storage.put(recordingKey(callId), wav);
+            return recordingKey(callId);
+          },
+          ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
+        })
+      : undefined;
+  if (speechCalls) lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
   const provider = new SimulatedVoiceProvider(lifecycle, {
     log,
     speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
+    ...(speechCalls
+      ? {
+          audio: {
+            speech: speechCalls,
+            // The callee's own voice, told apart from the agent's by ear; eSpeak NG, whatever the project's engines.
+            calleeVoice: () => engines.tts({ provider: "espeak", voice: "en-us", base_url: "", model: "" }, {}, { pitch: 60 }),
+          },
+        }
+      : {}),
   });
   const calls = new CallService({
     db,
@@ -110,6 +137,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     signer,
     storage,
     settings,
+    speechStatus: () => engines.status(),
     async start() {
       await events.start();
       await calls.start();
@@ -124,6 +152,7 @@ export function createVoice(deps: VoiceDeps): Voice {
       await lifecycle.close();
       await jobs.stop();
       await results.close();
+      await engines.close();
       await events.stop();
     },
   };

@@ -7,6 +7,7 @@ import { assertThreadAccess, type Authenticator } from "../domain/credentials.js
 import { NotFoundError, RequestValidationError } from "../domain/errors.js";
 import type { EventsService } from "../domain/events.js";
 import type { ThreadService } from "../domain/threads.js";
+import { pcmFromBytes } from "../providers/speech/audio.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
 import type { ValidationIssue } from "./validation/issues.js";
 import { validatePart } from "./validation/validator.js";
@@ -23,7 +24,24 @@ export interface SocketRoutesOptions {
 const maxFrameBytes = 64 * 1024;
 const eventsInbound = { bytes: 1024, perWindow: 20 };
 const callInbound = { bytes: 64 * 1024, perWindow: 40 };
+/** Microphone audio: 16 kHz PCM is 32 KB a second, in frames of 20 ms or more (the widget sends 100 ms). */
+const callAudioInbound = { bytes: 64 * 1024, perWindow: 600 };
 const windowMs = 10_000;
+
+/** Counts frames per window; false for a frame over the size limit or beyond the window's allowance. */
+function frameWindow(limits: { bytes: number; perWindow: number }): (bytes: number) => boolean {
+  let windowStart = Date.now();
+  let count = 0;
+  return (bytes) => {
+    const now = Date.now();
+    if (now - windowStart > windowMs) {
+      windowStart = now;
+      count = 0;
+    }
+    count += 1;
+    return bytes <= limits.bytes && count <= limits.perWindow;
+  };
+}
 const maxTurnCharacters = 32_000;
 
 const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
@@ -92,10 +110,12 @@ function parseTurn(text: string): WebCallClientMessage | string {
   }
   if (typeof message !== "object" || message === null) return "frames must be JSON objects";
   const { type, text: turn } = message as { type?: unknown; text?: unknown };
-  if (type === "hangup") return { type: "hangup" };
-  if (type !== "user_message") return 'type must be "user_message" or "hangup"';
+  if (type === "hangup" || type === "end") return { type: "hangup" };
+  if (type !== "text" && type !== "user_message") return 'type must be "text", "user_message" or "hangup"';
   if (typeof turn !== "string" || turn.trim() === "" || turn.length > maxTurnCharacters) return `text must be 1 to ${maxTurnCharacters} characters`;
-  return { type: "user_message", text: turn };
+  // PostgreSQL cannot store U+0000: refused here, so that the call goes on rather than failing to record the turn.
+  if (turn.includes("\u0000")) return "Text must not contain NUL (U+0000) characters";
+  return { type: "text", text: turn };
 }
 
 /**
@@ -176,15 +196,24 @@ export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
             send: (message) => {
               if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
             },
+            sendAudio: (pcm) => {
+              if (socket.readyState === socket.OPEN) socket.send(pcm, { binary: true });
+            },
             close: (code, reason) => socket.close(code, reason),
           },
           { audio: join.audio },
         );
         const allow = guard(socket, options.pingMs, callInbound, () => undefined);
+        const allowAudio = frameWindow(callAudioInbound);
         socket.on("message", (data: RawData, isBinary: boolean) => {
           const bytes = bytesOf(data);
+          if (isBinary) {
+            if (!allowAudio(bytes.length)) socket.close(1008, bytes.length > callAudioInbound.bytes ? "message too large" : "too many messages");
+            else connection.receiveAudio(pcmFromBytes(bytes));
+            return;
+          }
           if (!allow(bytes.length)) return;
-          const message = isBinary ? "frames must be text" : parseTurn(bytes.toString());
+          const message = parseTurn(bytes.toString());
           if (typeof message === "string") socket.send(JSON.stringify({ type: "error", detail: message }));
           else connection.receive(message);
         });

@@ -156,15 +156,18 @@ export class CallsStore {
     reason: DisconnectionReason,
     tx: Queryable,
     staleSeconds?: number,
+    media?: { transcriptObject: unknown; recordingKey: string; endedAt: Date },
   ): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET status = $3, disconnection_reason = $4, owner = NULL,
-              ended_at = CASE WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
-                              ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END
+              ended_at = CASE WHEN $8::timestamptz IS NOT NULL AND c.started_at IS NOT NULL THEN greatest(c.started_at, $8::timestamptz)
+                              WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
+                              ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END,
+              transcript_object = coalesce($6::jsonb, c.transcript_object), recording_key = coalesce($7, c.recording_key)
         WHERE c.id = $1 AND c.status = ANY($2::text[])
           AND ($5::float8 IS NULL OR c.heartbeat_at < now() - make_interval(secs => $5::float8))
         RETURNING ${columns}`,
-      [id, [...from], status, reason, staleSeconds ?? null],
+      [id, [...from], status, reason, staleSeconds ?? null, media ? jsonParam(media.transcriptObject) : null, media?.recordingKey ?? null, media?.endedAt ?? null],
     );
     return row;
   }
@@ -249,6 +252,15 @@ export class CallsStore {
       [staleSeconds],
     );
     return { stale: rows.filter((row) => !row.not_joined).map((row) => row.id), notJoined: rows.filter((row) => row.not_joined).map((row) => row.id) };
+  }
+
+  /** The analysis of a call whose recording and transcript were written as it ended; once. */
+  async saveAnalysis(id: string, analysis: unknown): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(
+      `UPDATE calls c SET call_analysis = $2, processed_at = clock_timestamp() WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
+      [id, jsonParam(analysis)],
+    );
+    return row;
   }
 
   /** The post-call results, written once. */

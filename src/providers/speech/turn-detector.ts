@@ -16,8 +16,11 @@ export const defaultTurnOptions: TurnDetectorOptions = { endOfTurnMs: 500, start
 
 export type TurnEvent =
   | { type: "speech_started" }
-  /** `audio`: the turn from its pre-roll to a little after its last speech frame; `endFrame`: the frame count at the end of speech. */
-  | { type: "turn_ended"; audio: Int16Array; endFrame: number };
+  /**
+   * `audio`: the turn from its pre-roll to a little after its last speech frame; `startFrame`: the number (from 1)
+   * of the audio's first frame; `endFrame`: the number of the last frame of speech.
+   */
+  | { type: "turn_ended"; audio: Int16Array; startFrame: number; endFrame: number };
 
 /**
  * End-of-turn detection over a frame classifier: speech starts when most of a short window of frames is speech,
@@ -30,6 +33,7 @@ export class TurnDetector {
   private silentFrames = 0;
   private frames = 0;
   private lastSpeechFrame = 0;
+  private turnStartFrame = 0;
 
   constructor(
     private readonly vad: VoiceActivityDetector,
@@ -65,7 +69,7 @@ export class TurnDetector {
     this.turn = undefined;
     this.silentFrames = 0;
     this.startWindow.length = 0;
-    return { type: "turn_ended", audio, endFrame: tooLong ? this.frames : this.lastSpeechFrame };
+    return { type: "turn_ended", audio, startFrame: this.turnStartFrame, endFrame: tooLong ? this.frames : this.lastSpeechFrame };
   }
 
   private listen(frame: Int16Array, speech: boolean): TurnEvent | undefined {
@@ -78,6 +82,7 @@ export class TurnDetector {
     if (this.preRoll.length > preRollFrames) this.preRoll.shift();
     if (this.startWindow.filter(Boolean).length < needed) return undefined;
     this.turn = this.preRoll.splice(0);
+    this.turnStartFrame = this.frames - this.turn.length + 1;
     this.silentFrames = 0;
     this.lastSpeechFrame = this.frames;
     return { type: "speech_started" };
