@@ -32,6 +32,8 @@ import { Notifier } from "./store/notifier.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
+import { webRoutes } from "./http/web-routes.js";
+import { buildWidget } from "./web/build.js";
 import { threadRoutes } from "./http/thread-routes.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
@@ -144,6 +146,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     memoryAnswers: [latestPageFromMemory(history, authenticator)],
     routes: [
       ...systemRoutes(db, metrics, voice.speechStatus),
+      ...webRoutes(buildWidget),
       ...threadRoutes(threads),
       ...chatRoutes(chat, invalidations),
       ...messageRoutes(history),
