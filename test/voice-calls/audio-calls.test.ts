@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mkdir, writeFile } from "node:fs/promises";
 import { test } from "node:test";
 import { decodeWav } from "../../src/providers/voice/wav.js";
 import { wordsOf } from "../support/speech-audio.js";
@@ -42,6 +43,8 @@ forEachVoiceDatabase(
 
       const recording = await h().app.server.inject({ method: "GET", url: ended.recording_url });
       assert.equal(recording.statusCode, 200);
+      await mkdir("test/artifacts", { recursive: true });
+      await writeFile("test/artifacts/simulated-call.wav", recording.rawPayload);
       const audio = decodeWav(recording.rawPayload);
       assert.equal(audio.sampleRate, 16_000);
       const recordingMs = (audio.samples.length * 1000) / audio.sampleRate;
@@ -55,7 +58,6 @@ forEachVoiceDatabase(
         const to = Math.ceil(last.end * audio.sampleRate);
         const loudest = audio.samples.subarray(from, to).reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
         assert.ok(loudest > 2000, `${entry.role} "${entry.content}" is silent in the recording (${first.start}-${last.end} s, peak ${loudest}; ${JSON.stringify(ended.transcript_object)})`);
-        if (process.env["KEEP_RECORDING"]) (await import("node:fs")).writeFileSync(".tmp/call.wav", recording.rawPayload);
       }
 
       const analyzed = await waitForCall(h().request, apiKey, callId, (call: CallDetail) => call.call_analysis !== null, 20_000);

@@ -12,15 +12,16 @@ interface Placed {
 }
 
 /**
- * Records both sides of a call on one 16 kHz timeline whose clock is the wall clock since the call connected: the
- * caller's audio where it arrived, the agent's where it was played, overlapping when they talked at once (a
- * barge-in), mixed when the recording is taken. So the recording lasts exactly as long as the call did.
+ * Records both sides of a call on one 16 kHz timeline that starts when the call connected: the caller's audio as its
+ * stream runs, the agent's where it was played on that clock, overlapping when they talked at once (a barge-in),
+ * mixed when the recording is taken. The call's end is the recording's end, so `duration_ms` is its length.
  */
 export class CallRecorder {
   private caller: Int16Array = new Int16Array(PIPELINE_SAMPLE_RATE * 10);
   private agent: Int16Array = new Int16Array(PIPELINE_SAMPLE_RATE * 10);
   private callerCursor = 0;
   private agentCursor = 0;
+  private callerStarted = false;
   private readonly utterances: Placed[] = [];
 
   constructor(private readonly now: () => number = Date.now, private readonly startedAt: number = now()) {}
@@ -31,21 +32,23 @@ export class CallRecorder {
   }
 
   /**
-   * A frame of the caller's audio. Frames follow each other; when the caller's stream stalls (a network hiccup) the
-   * next frame is placed at the clock, leaving the gap silent, so the two sides stay in step.
+   * A frame of the caller's audio. The caller's stream is the recording's clock: frames follow each other, also when
+   * they arrive in bursts (a busy event loop, network jitter). The stream's first frame is placed at the wall clock,
+   * and a silence of more than a second in delivery (a stalled connection) is kept as a gap.
    */
   callerFrame(frame: Int16Array): number {
     const clock = this.position() - frame.length;
-    if (clock - this.callerCursor > PIPELINE_SAMPLE_RATE / 5) this.callerCursor = clock;
+    if (!this.callerStarted || clock - this.callerCursor > PIPELINE_SAMPLE_RATE) this.callerCursor = Math.max(this.callerCursor, clock);
+    this.callerStarted = true;
     const offset = this.callerCursor;
     this.caller = place(this.caller, frame, offset);
     this.callerCursor += frame.length;
     return offset;
   }
 
-  /** A frame of the agent's speech, played now (or right after the previous one). */
+  /** A frame of the agent's speech, played now on the caller's clock (or right after the previous one). */
   agentFrame(frame: Int16Array): number {
-    const offset = Math.max(this.agentCursor, this.position());
+    const offset = Math.max(this.agentCursor, this.callerStarted ? this.callerCursor : this.position());
     this.agent = place(this.agent, frame, offset);
     this.agentCursor = offset + frame.length;
     return offset;
