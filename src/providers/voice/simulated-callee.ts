@@ -47,10 +47,18 @@ export class SimulatedCallee implements AudioTransport {
   async run(): Promise<boolean> {
     const { lines, tts, turnMs, signal } = this.options;
     const patience = this.options.patienceMs ?? 30_000;
-    const speech = lines.map((line) => tts.synthesize(line, signal).then(toPipelineRate));
+    const ready: (Int16Array | undefined)[] = lines.map(() => undefined);
+    const speech = lines.map((line, index) =>
+      tts.synthesize(line, signal).then((audio) => {
+        ready[index] = toPipelineRate(audio);
+        return ready[index];
+      }),
+    );
     speech.forEach((clip) => clip.catch(() => undefined));
     this.clock = Date.now();
     for (const [index, clip] of speech.entries()) {
+      // The line stays silent while its speech is being made: a telephone line never stops sending frames.
+      if (!(await this.silenceUntil(() => ready[index] !== undefined, patience * 2))) await clip;
       if (!(await this.silence(turnMs))) return false;
       for (const frame of framesOf(await clip)) if (!(await this.send(frame))) return false;
       this.agentFramesThisTurn = 0;

@@ -93,7 +93,9 @@ export class VoicePipeline {
     }
     if (event?.type !== "turn_ended") return;
     const endedAt = Date.now() - (this.detector.frameCount - event.endFrame) * FRAME_MS;
-    const offset = this.framePositions[event.startFrame - 1] ?? 0;
+    // Anchored at the turn's last frame: a gap in delivery (a stalled stream) would sit before the speech, not in it.
+    const lastFrame = event.startFrame - 1 + Math.round(event.audio.length / FRAME_SAMPLES) - 1;
+    const offset = Math.max(0, (this.framePositions[lastFrame] ?? 0) + FRAME_SAMPLES - event.audio.length);
     const audio = event.audio;
     this.enqueue(async () => {
       let text: string;
