@@ -21,7 +21,7 @@ export interface MountOptions {
 
 export interface WidgetHandle {
   /** Bytes of agent speech received so far, and the call's id once a call started. */
-  stats(): { audioBytes: number; callId: string | undefined; transcript: string[] };
+  stats(): { audioBytes: number; sentBytes: number; peak: number; callId: string | undefined; transcript: string[] };
   hangUp(): void;
 }
 
@@ -55,7 +55,7 @@ const STYLE = `
 .parley-status{font-size:12px;color:#667;padding:0 10px}
 .parley-bar{display:flex;border-top:1px solid #ccd}
 .parley-bar input{flex:1;border:0;padding:10px;font:inherit}
-.parley-bar button{border:0;background:#2d6cdf;color:#fff;padding:0 12px;font:inherit;cursor:pointer}
+.parley-bar button{border:0;background:#2d6cdf;color:#fff;padding:0 12px;font:inherit;cursor:pointer;white-space:nowrap}
 .parley-bar button.parley-live{background:#d33}
 `;
 
@@ -146,13 +146,15 @@ export function mount(options: MountOptions): WidgetHandle {
   let call: { socket: WebSocket; stop(): void; id: string } | undefined;
   let callId: string | undefined;
   let playback: Playback | undefined;
+  let sentBytes = 0;
+  let peak = 0;
 
   async function startCall(): Promise<void> {
     if (!options.projectId) throw new Error("voice needs projectId");
     status.textContent = "Connecting…";
+    // Made at the click: browsers start audio only from a user's gesture.
     const context = new AudioContext();
     await context.resume();
-    const microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true, channelCount: 1 } });
     const moduleUrl = URL.createObjectURL(new Blob([CAPTURE_WORKLET], { type: "application/javascript" }));
     await context.audioWorklet.addModule(moduleUrl);
     URL.revokeObjectURL(moduleUrl);
@@ -179,13 +181,23 @@ export function mount(options: MountOptions): WidgetHandle {
     callId = id;
     const socket = new WebSocket(`${wsBase}/calls/${encodeURIComponent(id)}/ws?token=${encodeURIComponent(access)}`);
     socket.binaryType = "arraybuffer";
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onclose = () => reject(new Error("the call's socket closed"));
+    });
+    // The microphone opens once the call is there to hear it, so that nothing said before is lost.
+    const microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false, autoGainControl: false, channelCount: 1 } });
     const capture = new AudioWorkletNode(context, "parley-capture");
     const source = context.createMediaStreamSource(microphone);
     source.connect(capture);
     playback = new Playback(context);
     let agentLine: HTMLElement | undefined;
     capture.port.onmessage = (message: MessageEvent<ArrayBuffer>) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(message.data);
+      if (socket.readyState !== WebSocket.OPEN) return;
+      sentBytes += message.data.byteLength;
+      peak = 0;
+      for (const sample of new Int16Array(message.data)) peak = Math.max(peak, Math.abs(sample));
+      socket.send(message.data);
     };
     socket.onmessage = (message) => {
       if (message.data instanceof ArrayBuffer) {
@@ -240,7 +252,7 @@ export function mount(options: MountOptions): WidgetHandle {
   };
 
   return {
-    stats: () => ({ audioBytes: playback?.bytesReceived ?? 0, callId, transcript: [...transcript] }),
+    stats: () => ({ audioBytes: playback?.bytesReceived ?? 0, sentBytes, peak, callId, transcript: [...transcript] }),
     hangUp,
   };
 }

@@ -32,7 +32,7 @@ forEachVoiceDatabase(
     });
 
     test("a spoken question gets a spoken answer from the project's knowledge, cross-origin, with a token from the page's backend", async () => {
-      const parley = await listen(h().app);
+      const parley = (await listen(h().app)).replace(/^ws/, "http");
       const { apiKey, projectId } = await h().organization(voiceConfig);
       const threadId = await h().thread(apiKey);
       let tokensIssued = 0;
@@ -79,7 +79,21 @@ window.widget = Parley.mount({
       tab.on("console", (message) => {
         if (message.type() === "error") consoleErrors.push(message.text());
       });
+      tab.on("pageerror", (error) => consoleErrors.push(error.message));
+      // Keeps what the page sends to Parley, to look at when the call goes wrong.
+      await tab.addInitScript(() => {
+        const sent: number[] = [];
+        (window as unknown as { sentAudio: number[] }).sentAudio = sent;
+        const original = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (this: WebSocket, data: string | ArrayBufferLike | Blob | ArrayBufferView) {
+          if (data instanceof ArrayBuffer && sent.length < 16_000 * 12) sent.push(...new Int16Array(data));
+          original.call(this, data);
+        };
+      });
       await tab.goto(pageUrl);
+      await tab.waitForSelector(".parley-talk", { timeout: 15_000 }).catch((error: unknown) => {
+        throw new Error(`the widget did not mount: ${String(error)}; page errors: ${JSON.stringify(consoleErrors)}`);
+      });
       await tab.click(".parley-talk");
       await tab.waitForFunction(
         () => {
@@ -87,9 +101,21 @@ window.widget = Parley.mount({
           return stats.audioBytes > 32_000 && stats.transcript.some((line) => line.startsWith("Agent:"));
         },
         undefined,
-        { timeout: 120_000, polling: 250 },
-      );
+        { timeout: 90_000, polling: 250 },
+      ).catch(async (error: unknown) => {
+        await tab.screenshot({ path: path.join(artifacts, "widget-call-failed.png") });
+        const sentAudio = await tab.evaluate(() => (window as unknown as { sentAudio: number[] }).sentAudio);
+        await writeFile(path.join(artifacts, "widget-sent.wav"), encodeWav({ sampleRate: 16_000, samples: Int16Array.from(sentAudio) }));
+        const seen = await tab.evaluate(() => ({
+          status: document.querySelector(".parley-status")?.textContent,
+          log: document.querySelector(".parley-log")?.textContent,
+          stats: (window as unknown as { widget: { stats(): unknown } }).widget.stats(),
+        }));
+        throw new Error(`no spoken answer came back: ${String(error)}; widget shows ${JSON.stringify(seen)}; page errors ${JSON.stringify(consoleErrors)}`);
+      });
       await tab.screenshot({ path: path.join(artifacts, "widget-call.png") });
+      const sentAudio = await tab.evaluate(() => (window as unknown as { sentAudio: number[] }).sentAudio);
+      await writeFile(path.join(artifacts, "widget-sent.wav"), encodeWav({ sampleRate: 16_000, samples: Int16Array.from(sentAudio) }));
       const stats = await tab.evaluate(() => (window as unknown as { widget: { stats(): { audioBytes: number; callId: string; transcript: string[] } } }).widget.stats());
       await tab.click(".parley-talk");
 
