@@ -137,7 +137,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     signer,
     storage,
     settings,
-    speechStatus: () => engines.status(),
+    // In text-only mode no call needs a speech engine, so there is nothing to report.
+    speechStatus: async () => (settings.speechMode === "audio" ? engines.status() : []),
     async start() {
       await events.start();
       await calls.start();

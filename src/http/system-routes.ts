@@ -34,8 +34,8 @@ export function systemRoutes(db: Db, metrics: HttpMetrics, speechStatus?: () => 
         } catch {
           throw new ServiceUnavailableError("Database unavailable");
         }
-        if (!speechStatus) return { status: "ok" };
-        const speech = await speechStatus();
+        const speech = (await speechStatus?.()) ?? [];
+        if (speech.length === 0) return { status: "ok" };
         return { status: speech.every((engine) => engine.ok) ? "ok" : "degraded", speech };
       },
     }),
