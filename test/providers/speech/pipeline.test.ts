@@ -39,7 +39,7 @@ describe("the voice pipeline", () => {
     await pool.close();
   });
 
-  it("speaks the first sentence before the reply is complete, and a barge-in stops playback and keeps only what was played", async () => {
+  it("a barge-in stops playback, clears the far end, and keeps only what was played in the transcript", async () => {
     const vad = await WebRtcVad.create();
     const played: Int16Array[] = [];
     const notices: PipelineNotice[] = [];
