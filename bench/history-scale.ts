@@ -3,7 +3,7 @@
  * (100,000 on PGlite; 20,000 with --quick), one request at a time, the two threads interleaved; and a selective search
  * (a word in 0.01% of the messages) on the big thread.
  */
-import { encodeCursor } from "../src/domain/cursors.js";
+import { encodeCursor } from "../src/domain/shared/cursors.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import { fillThread, rareEvery, rareWord } from "./lib/bulk.js";
 import { helpDeskConfig, type BenchContext, type DbKind } from "./lib/context.js";

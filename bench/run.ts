@@ -11,11 +11,12 @@ import { concurrentStreams } from "./concurrent-streams.js";
 import { historyScale } from "./history-scale.js";
 import { messagesPage } from "./messages-page.js";
 import { soak } from "./soak.js";
+import { storePeer } from "./store-peer.js";
 import { storeTurns } from "./store-turns.js";
 import { timeToFirstToken } from "./ttft.js";
 import { voiceCalls } from "./voice.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, soak, voiceCalls];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

@@ -1,5 +1,5 @@
 /**
- * 6. The store level, beside a peer (Mastra's PostgreSQL memory store): chat turns saved per second through
+ * 6. The store level (its peer, Mastra's PostgreSQL store, is measured by bench/store-peer.ts): chat turns saved per second through
  * TurnsStore (what the store does for a turn, as ChatService drives it), and whole turns through ChatService wired as
  * app.ts wires it (built-in agent, no HTTP), each against the same statements issued directly;
  * and the latest 20 messages of a 100,000-message thread through MessagesStore against a plain indexed query.
@@ -8,20 +8,20 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
 import pino from "pino";
-import { ChatService, turnSetupSize, type TurnRequest, type TurnSetup } from "../src/domain/chat.js";
-import { Invalidations } from "../src/domain/invalidation.js";
-import type { TaggedCache } from "../src/domain/tagged-cache.js";
-import { ProjectService } from "../src/domain/projects.js";
-import { SecretBox } from "../src/domain/secrets.js";
-import { ThreadTokens } from "../src/domain/thread-tokens.js";
-import { ThreadService } from "../src/domain/threads.js";
+import { ChatService, turnSetupSize, type TurnRequest, type TurnSetup } from "../src/domain/chat/chat-service.js";
+import { Invalidations } from "../src/domain/cache/invalidation.js";
+import { ProjectService } from "../src/domain/projects/project-service.js";
+import { SecretBox } from "../src/domain/access/secrets.js";
+import { ThreadTokens } from "../src/domain/access/thread-tokens.js";
+import { ThreadService } from "../src/domain/threads/thread-service.js";
 import { createLlmProvider } from "../src/providers/llm/index.js";
-import type { Db } from "../src/store/db.js";
-import { ConversationsStore, MessagesStore } from "../src/store/messages-store.js";
+import type { Db } from "../src/domain/shared/database.js";
+import { MessagesStore } from "../src/store/messages-store.js";
+import { ConversationsStore } from "../src/store/conversations-store.js";
 import { ProjectsStore } from "../src/store/projects-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "../src/store/thread-locks.js";
 import { ThreadsStore } from "../src/store/threads-store.js";
-import { uuidv7 } from "../src/domain/ids.js";
+import { uuidv7 } from "../src/domain/shared/ids.js";
 import { TurnsStore } from "../src/store/turns-store.js";
 import { Notifier } from "../src/store/notifier.js";
 import type { Benchmark } from "./lib/benchmark.js";
@@ -36,11 +36,10 @@ import { closedLoop, sleep, summarize } from "./lib/stats.js";
 
 const concurrency = 32;
 const historySize = 100_000;
-const peer = { turns: 1084, plainTurns: 3639, latest20: 0.88, plainLatest20: 0.35 };
 const plainLatest20 = "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20";
 
 /** ChatService as app.ts wires it. */
-function chatService(context: BenchContext, db: Db, seeded: Seeded, setups: TaggedCache<TurnSetup>): ChatService {
+function chatService(context: BenchContext, db: Db, seeded: Seeded, invalidations: Invalidations): ChatService {
   const projects = new ProjectService(db, new ProjectsStore(db), new SecretBox("y".repeat(32)));
   const threads = new ThreadService(new ThreadsStore(db), projects, new ThreadTokens("x".repeat(32), 3600));
   const locks = seeded.kind === "postgres" ? new PostgresThreadLocks(db, seeded.location) : new InProcessThreadLocks();
@@ -54,7 +53,8 @@ function chatService(context: BenchContext, db: Db, seeded: Seeded, setups: Tagg
     new TurnsStore(db, notifier),
     locks,
     (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
-    setups,
+    invalidations.cache<TurnSetup>(16 * 1024 * 1024, turnSetupSize),
+    invalidations,
   );
 }
 
@@ -104,8 +104,7 @@ async function measure(context: BenchContext, kind: DbKind) {
   const invalidations = new Invalidations(db, pino({ level: "silent" }), 5_000);
   await invalidations.start();
   context.defer(() => invalidations.stop());
-  const setups = () => invalidations.cache<TurnSetup>(16 * 1024 * 1024, turnSetupSize);
-  const tracedChat = chatService(context, traced(db, storeTurn), ours, setups());
+  const tracedChat = chatService(context, traced(db, storeTurn), ours, invalidations);
   // The first turn also loads the project's configuration into the service's cache; the second is the steady state.
   await tracedChat.turn(turnOf(ours.traceThread));
   await sleep(20);
@@ -113,7 +112,7 @@ async function measure(context: BenchContext, kind: DbKind) {
   await tracedChat.turn(turnOf(ours.traceThread));
   // Its notifications go out a millisecond later.
   await sleep(20);
-  const chat = chatService(context, db, ours, setups());
+  const chat = chatService(context, db, ours, invalidations);
 
   const theirs = await seed(context, kind, concurrency);
   const target = await openDirect(context, theirs);
@@ -184,12 +183,6 @@ export const storeTurns: Benchmark = {
           targets ? { on: "figure", atMost: 0.5 } : undefined,
         ),
         row({ benchmark: "6 store level", db: kind, name: "latest 20 of 100k messages, p99", figure: figures.latest20.store.p99, unit: "ms", baseline: figures.latest20.plain.p99, baselineLabel: "plain SQL" }),
-      );
-    }
-    if (context.options.dbs.includes("postgres")) {
-      rows.push(
-        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, turns/s", figure: peer.turns, unit: "turns/s", baseline: peer.plainTurns, baselineLabel: "its plain SQL" }), verdict: "peer" },
-        { ...row({ benchmark: "6 store level", db: "postgres", name: "peer: Mastra PG store, latest 20", figure: peer.latest20, unit: "ms", baseline: peer.plainLatest20, baselineLabel: "its plain SQL" }), verdict: "peer" },
       );
     }
     return { rows, details, notes };

@@ -1,31 +1,39 @@
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
-import { Authenticator, type CachedApiKey } from "./domain/credentials.js";
-import { changeTags, Invalidations } from "./domain/invalidation.js";
-import { runFirstStart, type FirstStartKeys } from "./domain/first-start.js";
-import { OrganizationService } from "./domain/organizations.js";
-import { ProjectService } from "./domain/projects.js";
-import { SecretBox } from "./domain/secrets.js";
-import { ThreadTokens } from "./domain/thread-tokens.js";
-import { ThreadService } from "./domain/threads.js";
-import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat.js";
-import { HistoryService } from "./domain/history.js";
-import { SummaryService } from "./domain/summaries.js";
-import { RateLimits } from "./domain/rate-limits.js";
-import { InProcessRateLimiter, PostgresRateLimiter, RedisRateLimiter, type RateLimiter } from "./store/rate-limiters.js";
-import { createVoice } from "./domain/voice.js";
-import type { VoiceSettings } from "./domain/voice-settings.js";
+import { Authenticator, type CachedApiKey } from "./domain/access/credentials.js";
+import { changeTags, Invalidations } from "./domain/cache/invalidation.js";
+import { runFirstStart, type FirstStartKeys } from "./domain/organizations/first-start.js";
+import { OrganizationService } from "./domain/organizations/organization-service.js";
+import { ProjectService } from "./domain/projects/project-service.js";
+import { SecretBox } from "./domain/access/secrets.js";
+import { ThreadTokens } from "./domain/access/thread-tokens.js";
+import { ThreadService } from "./domain/threads/thread-service.js";
+import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat/chat-service.js";
+import { HistoryService } from "./domain/history/history-service.js";
+import { SummaryService } from "./domain/chat/summaries.js";
+import { RateLimits } from "./domain/access/rate-limits.js";
+import { FlexibleRateLimiter } from "./store/rate-limiters.js";
+import { createVoice } from "./voice-wiring.js";
+import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import { legacyRoutes } from "./http/legacy-routes.js";
 import { adminRoutes } from "./http/admin-routes.js";
+import { adminListingRoutes } from "./http/admin-listing-routes.js";
+import { AdminDirectory } from "./domain/access/admin-directory.js";
+import { AdminStore } from "./store/admin-store.js";
 import { callRoutes } from "./http/call-routes.js";
-import { socketRoutes } from "./http/events-routes.js";
+import { socketRoutes } from "./http/socket-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
+import { simulationRoutes } from "./http/simulation-routes.js";
+import { SimulationService } from "./domain/simulations/service.js";
+import { PostgresSimulationsStore } from "./store/simulations-store.js";
 import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
-import { ConversationsStore, MessagesStore, UsageStore } from "./store/messages-store.js";
+import { MessagesStore } from "./store/messages-store.js";
+import { ConversationsStore } from "./store/conversations-store.js";
+import { UsageStore } from "./store/usage-store.js";
 import { InProcessThreadLocks, PostgresThreadLocks } from "./store/thread-locks.js";
 import { TurnsStore } from "./store/turns-store.js";
 import { Notifier } from "./store/notifier.js";
@@ -35,14 +43,19 @@ import { systemRoutes } from "./http/system-routes.js";
 import { webRoutes } from "./http/web-routes.js";
 import { buildWidget } from "./web/build.js";
 import { threadRoutes } from "./http/thread-routes.js";
+import { threadListRoutes } from "./http/thread-list-routes.js";
+import { consoleRoutes } from "./http/console-routes.js";
+import { ConsoleAssets } from "./web/console-bundle.js";
+import { ThreadListing } from "./domain/threads/thread-listing.js";
+import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
 import { loadServerSecrets } from "./server-secrets.js";
-import type { Db } from "./store/db.js";
+import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
-import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
+import { SearchIndexer } from "./store/search-indexer.js";
 import { ThreadsStore } from "./store/threads-store.js";
 
 export interface App {
@@ -62,7 +75,10 @@ export interface AppOptions {
 }
 
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.databasePoolSize) : openPglite(config.dataDir);
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  // Loaded only for the embedded database: PGlite's module alone holds tens of megabytes an instance on PostgreSQL never uses.
+  const { openPglite } = await import("./store/pglite-db.js");
+  return openPglite(config.dataDir);
 }
 
 /** The composition root: every store, provider and service is made here from the config and wired together. */
@@ -95,28 +111,31 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const conversations = new ConversationsStore(db);
   const messages = new MessagesStore(db);
   const locks = config.databaseUrl ? new PostgresThreadLocks(db, config.databaseUrl) : new InProcessThreadLocks();
-  const llm: LlmFactory = (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs });
+  const llm: LlmFactory = (agent, apiKey, context) => createLlmProvider(agent, apiKey, { timeoutMs: config.providerTimeoutMs }, context);
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations);
+  const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
-  const rateLimiter: RateLimiter = config.redisUrl
-    ? new RedisRateLimiter(config.redisUrl)
-    : config.databaseUrl
-      ? new PostgresRateLimiter(db)
-      : new InProcessRateLimiter();
+  const rateLimiter = new FlexibleRateLimiter(
+    config.redisUrl
+      ? { kind: "redis", url: config.redisUrl }
+      : config.databaseUrl
+        ? { kind: "postgres", connectionString: config.databaseUrl }
+        : { kind: "memory" },
+  );
   const rateLimits = new RateLimits(rateLimiter, {
     perKeyPerMinute: config.rateLimitPerKeyPerMinute,
     perOrganizationPerMinute: config.rateLimitPerOrganizationPerMinute,
   });
   const authenticator = new Authenticator(organizationsStore, settings, tokens, config.adminApiKey, apiKeys);
   const metrics = new HttpMetrics();
-  metrics.gauge("parley_history_cache_bytes", () => renderedPages.size);
-  metrics.gauge("parley_history_cache_entries", () => renderedPages.count);
-  metrics.gauge("parley_credential_cache_entries", () => apiKeys.count);
-  metrics.gauge("parley_database_listener_up", () => (invalidations.live ? 1 : 0));
+  metrics.gauge("parley_history_cache_bytes", "Bytes of rendered history pages held in memory.", () => renderedPages.size);
+  metrics.gauge("parley_history_cache_entries", "Rendered history pages held in memory.", () => renderedPages.count);
+  metrics.gauge("parley_credential_cache_entries", "API keys held in memory.", () => apiKeys.count);
+  metrics.gauge("parley_database_listener_up", "1 while this instance hears the database's change notifications.", () => (invalidations.live ? 1 : 0));
   const voice = createVoice({
     config,
     settings: { ...config.voice, ...options.voice },
@@ -148,35 +167,52 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...systemRoutes(db, metrics, voice.speechStatus),
       ...webRoutes(buildWidget),
       ...threadRoutes(threads),
-      ...chatRoutes(chat, invalidations),
+      ...threadListRoutes(new ThreadListing(new ThreadListingStore(db))),
+      ...chatRoutes(chat, simulations),
+      ...simulationRoutes(simulations),
       ...messageRoutes(history),
       ...adminRoutes(organizations, projects),
-      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries, invalidations }),
+      ...adminListingRoutes(new AdminDirectory(db, new AdminStore(db), organizationsStore, invalidations)),
+      ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
-      ...callRoutes(voice.calls, voice.signer, config.publicBaseUrl),
+      ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });
+  await server.register(consoleRoutes(new ConsoleAssets()));
   await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await voice.start();
+  const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
+  searchIndexer.start();
 
   return {
     server,
     db,
     firstStart,
+    /** Stops everything in order; a step that fails does not keep the later ones from running (the first error is rethrown). */
     async close() {
-      await voice.stopCalls();
+      const failures: unknown[] = [];
+      const step = async (stop: () => Promise<void> | void) => {
+        try {
+          await stop();
+        } catch (error) {
+          failures.push(error);
+        }
+      };
+      await step(() => voice.stopCalls());
       // In-flight requests get a grace period; connections still open after it (a stalled client) are cut.
       const cut = setTimeout(() => server.server.closeAllConnections(), config.shutdownGraceMs);
-      await server.close();
+      await step(() => server.close());
       clearTimeout(cut);
-      await voice.close();
-      await invalidations.stop();
-      await notifier.close();
-      await locks.close();
-      await rateLimiter.close();
-      if (!options.db) await db.close();
+      await step(() => voice.close());
+      await step(() => searchIndexer.stop());
+      await step(() => invalidations.stop());
+      await step(() => notifier.close());
+      await step(() => locks.close());
+      await step(() => rateLimiter.close());
+      if (!options.db) await step(() => db.close());
       logOutput?.close();
+      if (failures.length > 0) throw failures[0];
     },
   };
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 
 /** Every setting, parsed and validated once at start. */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   bodyLimitBytes: number;
   recordingUrlTtlSeconds: number;
   publicBaseUrl: string | undefined;
+  /** Whether `X-Forwarded-Host` / `X-Forwarded-Proto` come from a proxy of the operator's and may shape links. */
+  trustProxyHeaders: boolean;
   shutdownGraceMs: number;
   redisUrl: string | undefined;
   rateLimitPerKeyPerMinute: number;
@@ -33,17 +36,9 @@ export interface Config {
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
-  voice: {
-    webCallJoinTimeoutMs: number;
-    heartbeatMs: number;
-    staleAfterMs: number;
-    socketPingMs: number;
-    /** `audio`: calls run through the speech pipeline; `text`: the fast text-only mode (tests, demos without audio). */
-    speechMode: "audio" | "text";
-    /** pocketsphinx decoder processes per language, and eSpeak NG worker threads, shared by all calls. */
-    sttWorkers: number;
-    ttsWorkers: number;
-  };
+  /** How often each instance moves newly stored messages into the trigram search index (migration 010). */
+  searchIndexIntervalMs: number;
+  voice: VoiceSettings;
 }
 
 export class ConfigError extends Error {}
@@ -68,6 +63,33 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function optional(env: Env, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === "" ? undefined : raw;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return false;
+  if (!["true", "false", "1", "0"].includes(raw)) throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === "true" || raw === "1";
+}
+
+/** PUBLIC_BASE_URL: an absolute http(s) URL that a path can be appended to. */
+function publicBaseUrl(env: Env): string | undefined {
+  const raw = optional(env, "PUBLIC_BASE_URL");
+  if (raw === undefined) {
+    // In production a link's host must not depend on what a client puts in its Host header.
+    if (env.NODE_ENV === "production") throw new ConfigError("with NODE_ENV=production, PUBLIC_BASE_URL must be set (the address clients and vendors reach Parley at)");
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://parley.example.com, got "${raw}"`);
+  }
+  if (!["http:", "https:"].includes(url.protocol) || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL without credentials, query or fragment, got "${raw}"`);
+  }
+  return raw;
 }
 
 function secret(env: Env, name: string, minLength: number): string | undefined {
@@ -116,7 +138,8 @@ export function loadConfig(env: Env = process.env): Config {
     providerTimeoutMs: integer(env, "PROVIDER_TIMEOUT_MS", 60_000, 100, 600_000),
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     recordingUrlTtlSeconds: integer(env, "RECORDING_URL_TTL_SECONDS", 600, 1, 7 * 24 * 3600),
-    publicBaseUrl: optional(env, "PUBLIC_BASE_URL"),
+    publicBaseUrl: publicBaseUrl(env),
+    trustProxyHeaders: flag(env, "TRUST_PROXY_HEADERS"),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     redisUrl,
     rateLimitPerKeyPerMinute: integer(env, "RATE_LIMIT_PER_KEY_PER_MINUTE", 0, 0, 10_000_000),
@@ -125,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
+    searchIndexIntervalMs: integer(env, "SEARCH_INDEX_INTERVAL_MS", 200, 10, 60_000),
     eventsRetentionHours: integer(env, "EVENTS_RETENTION_HOURS", 168, 0, 1_000_000),
     httpTimeouts: {
       headersMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
@@ -140,6 +164,8 @@ export function loadConfig(env: Env = process.env): Config {
       speechMode: speechMode(env),
       sttWorkers: integer(env, "SPEECH_STT_WORKERS", 2, 1, 64),
       ttsWorkers: integer(env, "SPEECH_TTS_WORKERS", 2, 1, 64),
+      // pg-boss polls every half second at the fastest.
+      schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,
     },
   };
 }

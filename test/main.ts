@@ -1,6 +1,6 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
-import { after } from "node:test";
+import { after, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { closeDatabases, openDatabases } from "./support/databases.js";
 
@@ -25,6 +25,14 @@ const databases = await openDatabases();
 process.stdout.write(`# databases: ${databases.map((database) => database.name).join(", ")}\n`);
 after(closeDatabases);
 const root = path.dirname(new URL(import.meta.url).pathname);
-for (const file of await testFiles(root)) {
-  if (filters.length === 0 || filters.some((filter) => file.includes(filter))) await import(pathToFileURL(file).href);
-}
+/**
+ * Suites start as soon as a file declares them, and the runner ends (closing the databases) when nothing is queued.
+ * This first test holds the queue open until every file is imported, so a quick suite that finishes while the next
+ * file still loads cannot end the run early.
+ */
+const loading = (async () => {
+  for (const file of await testFiles(root)) {
+    if (filters.length === 0 || filters.some((filter) => file.includes(filter))) await import(pathToFileURL(file).href);
+  }
+})();
+test("every test file loads", () => loading);

@@ -8,7 +8,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pino from "pino";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import type { Db } from "../../src/store/db.js";
+import type { Db } from "../../src/domain/shared/database.js";
 import { openPglite } from "../../src/store/pglite-db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { directPglite, directPostgres, type SqlTarget, type TurnIds } from "./chat-sql.js";

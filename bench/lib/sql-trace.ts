@@ -2,7 +2,7 @@
  * Keeps the chat baselines honest: records the statements of one real chat turn through the app and those of
  * `directTurn`, and reports any statement issued by one and not the other.
  */
-import type { Db, Queryable } from "../../src/store/db.js";
+import type { Db, Queryable } from "../../src/domain/shared/database.js";
 import { directTurn, type SqlTarget, type TurnIds, type TurnShape } from "./chat-sql.js";
 import { builtinAnswer, chatQuestion } from "./context.js";
 

@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
-import type { OrganizationService } from "../domain/organizations.js";
-import { ProjectConfigInput } from "../domain/project-config.js";
-import type { ProjectService } from "../domain/projects.js";
-import { NotFoundError } from "../domain/errors.js";
+import type { OrganizationService } from "../domain/organizations/organization-service.js";
+import { ProjectConfigInput } from "../domain/projects/project-config.js";
+import type { ProjectService } from "../domain/projects/project-service.js";
+import { NotFoundError } from "../domain/shared/errors.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail, ValidationErrorBody } from "./schemas.js";
 

@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
-import { callDirections, callStatuses, callTypes } from "../domain/call-states.js";
-import type { CallService } from "../domain/calls.js";
-import type { RecordingUrlSigner } from "../domain/recordings.js";
+import { callDirections, callStatuses, callTypes } from "../domain/calls/call-states.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import type { RecordingUrlSigner } from "../domain/calls/recordings.js";
+import { publicBaseOf, type PublicAddressSettings } from "./public-base.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
-import { Nullable, withErrors } from "./schemas.js";
-import { asDate } from "./voice-routes.js";
+import { DateTimeField, Nullable, withErrors } from "./schemas.js";
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((value) => Type.Literal(value)));
 
@@ -48,9 +48,9 @@ const CallDetail = Type.Composite([
   }),
 ]);
 
-const DateOrDateTime = Type.String({ format: "date-or-date-time", description: "ISO 8601 date or datetime" });
+const DateOrDateTime = DateTimeField({ format: "date-or-date-time", description: "ISO 8601 date or datetime" });
 
-export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publicBaseUrl: string | undefined): RouteDefinition[] {
+export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publicAddress: PublicAddressSettings): RouteDefinition[] {
   return [
     defineRoute({
       method: "GET",
@@ -76,8 +76,8 @@ export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publi
           ...(query.status ? { statuses: query.status } : {}),
           ...(query.call_type ? { callTypes: query.call_type } : {}),
           ...(query.direction ? { directions: query.direction } : {}),
-          ...(query.from_date ? { from: asDate(query.from_date) } : {}),
-          ...(query.to_date ? { to: { at: asDate(query.to_date), wholeDay: /^\d{4}-\d{2}-\d{2}$/.test(rawTo ?? "") } } : {}),
+          ...(query.from_date ? { from: query.from_date } : {}),
+          ...(query.to_date ? { to: { at: query.to_date, wholeDay: /^\d{4}-\d{2}-\d{2}$/.test(rawTo ?? "") } } : {}),
           ...(query.thread_id !== undefined ? { threadId: query.thread_id } : {}),
           ...(query.project_name !== undefined ? { projectName: query.project_name } : {}),
           ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
@@ -94,7 +94,7 @@ export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publi
       params: Type.Object({ call_id: Type.String({ maxLength: 200 }) }),
       responses: withErrors({ 200: CallDetail }, [404]),
       handler: async ({ caller, params, request }) => {
-        const base = publicBaseUrl?.replace(/\/+$/, "") ?? `${request.protocol}://${request.host}`;
+        const base = publicBaseOf(request, publicAddress);
         return calls.detail(caller.organizationId, params.call_id, (callId) => base + signer.sign(callId).path);
       },
     }),

@@ -1,26 +1,22 @@
 import { Type } from "@sinclair/typebox";
-import type { ChatService, TurnResult } from "../domain/chat.js";
-import { assertThreadAccess } from "../domain/credentials.js";
-import { NotImplementedError } from "../domain/errors.js";
-import { changeTags, type Invalidations } from "../domain/invalidation.js";
+import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
+import type { SimulationService } from "../domain/simulations/service.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
+import { SimulateBody, SimulationExtras, simulateChat } from "./simulation-routes.js";
 import { withErrors } from "./schemas.js";
 
-const Simulate = Type.Object({
-  initial_messages: Type.Optional(Type.Array(Type.String({ maxLength: 32_000 }), { maxItems: 100 })),
-  max_turns: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  agent_type: Type.Optional(Type.String({ maxLength: 200 })),
-  industry: Type.Optional(Type.String({ maxLength: 200 })),
-  behavioural_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
-  topic: Type.Optional(Type.String({ maxLength: 1000 })),
-  create: Type.Boolean({ default: false }),
-  evaluate: Type.Boolean({ default: false }),
-});
+/** A type array rather than anyOf: the serializer of the chat's hot path keeps a plain check per field. */
+const OrNull = <T extends "string" | "integer">(type: T) => Type.Unsafe<T extends "string" ? string | null : number | null>({ type: [type, "null"] });
 
 export const ChatResponse = Type.Object({
   message: Type.String(),
-  extras: Type.Object({ user_message_id: Type.String(), conversation_id: Type.Integer(), reply_message_id: Type.String() }),
+  extras: Type.Object({
+    user_message_id: OrNull("string"),
+    conversation_id: OrNull("integer"),
+    reply_message_id: OrNull("string"),
+    simulation: Type.Optional({ ...SimulationExtras, description: "With `simulate` only; the three ids are then the last turn's, null in a dry run." }),
+  }),
 });
 
 export function chatResponse(result: TurnResult) {
@@ -30,7 +26,7 @@ export function chatResponse(result: TurnResult) {
   };
 }
 
-export function chatRoutes(chat: ChatService, invalidations: Invalidations): RouteDefinition[] {
+export function chatRoutes(chat: ChatService, simulations: SimulationService): RouteDefinition[] {
   return [
     defineRoute({
       method: "POST",
@@ -39,8 +35,10 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
       summary: "Send a user message to a thread and get the AI reply, whole or streamed",
       description:
         "With `streaming: true` the reply is NDJSON: `{\"token\",\"index\"}` lines, then the complete chat response; " +
-        "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`).",
-      access: "thread",
+        "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`). " +
+        "With `simulate`, a whole simulated conversation (needs the API key): token lines carry `turn`, the index of " +
+        "their turn in `extras.simulation.turns`; see docs/simulation.md.",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: Type.String({ maxLength: 200 }),
         message: Type.String({ minLength: 1, maxLength: 32_000 }),
@@ -48,14 +46,13 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
         streaming: Type.Boolean({ default: false }),
         config_version_id: Type.Optional(Type.String({ maxLength: 200 })),
         start_new_conversation: Type.Boolean({ default: false }),
-        simulate: Type.Optional(Simulate),
+        simulate: Type.Optional(SimulateBody),
         user_type: Type.String({ default: "user", minLength: 1, maxLength: 64 }),
       }),
-      responses: withErrors({ 200: ChatResponse }, [404, 409, 501, 502, 504]),
+      responses: withErrors({ 200: ChatResponse }, [404, 409, 502, 504]),
       raw: true,
       handler: async ({ caller, body, request, reply }) => {
-        assertThreadAccess(caller, body.thread_id);
-        if (body.simulate) throw new NotImplementedError("Simulated conversations (simulate) are not available yet");
+        if (body.simulate) return simulateChat(simulations, { caller, body: { ...body, simulate: body.simulate }, request, reply });
         const turn = {
           organizationId: caller.organizationId,
           threadId: body.thread_id,
@@ -65,11 +62,10 @@ export function chatRoutes(chat: ChatService, invalidations: Invalidations): Rou
           userMessage: { content: body.message, extras: { user_type: body.user_type } },
           task: "reply" as const,
         };
-        const thread = changeTags.thread(body.thread_id);
-        if (!body.streaming) return reply.send(chatResponse(await invalidations.changing(thread, () => chat.turn(turn))));
+        if (!body.streaming) return reply.send(chatResponse(await chat.turn(turn)));
         const stream = new ChatStream(reply, wantsEventStream(request.headers.accept));
         try {
-          stream.finish(chatResponse(await invalidations.changing(thread, () => chat.turn({ ...turn, onToken: (token) => stream.token(token) }))));
+          stream.finish(chatResponse(await chat.turn({ ...turn, onToken: (token) => stream.token(token) })));
         } catch (error) {
           if (!stream.hasStarted) throw error;
           request.log.warn({ err: error }, "streamed chat failed after its first token");

@@ -20,8 +20,9 @@ export class ChatStream {
     return this.started;
   }
 
-  token(token: string): void {
-    this.write("token", { token, index: this.index });
+  /** `extra` adds fields after token and index (a simulation's `turn`). */
+  token(token: string, extra?: Record<string, unknown>): void {
+    this.write("token", extra ? { token, index: this.index, ...extra } : { token, index: this.index });
     this.index += 1;
   }
 

@@ -1,5 +1,20 @@
-import { DomainError, RateLimitedError, RequestValidationError } from "../domain/errors.js";
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidOperationError,
+  NotFoundError,
+  NotImplementedError,
+  RangeNotSatisfiableError,
+  RateLimitedError,
+  RequestValidationError,
+  UnauthenticatedError,
+  UnavailableError,
+  UpstreamError,
+} from "../domain/shared/errors.js";
+import { nulRefusal } from "../domain/shared/storable-text.js";
 import { isConnectionFailure } from "../store/db.js";
+import { MalformedBodyError } from "./http-errors.js";
 
 export interface MappedError {
   status: number;
@@ -7,22 +22,55 @@ export interface MappedError {
   body: unknown;
 }
 
+/**
+ * How a route reports a failure: FastAPI's `{"detail"}` (everything current), or the earlier generation's
+ * `{"error", "status_code"}` of `retrieve_conversation_summary`.
+ */
+export type ErrorBodyShape = "detail" | "legacy-error";
+
+type ErrorClass = abstract new (...args: never[]) => DomainError;
+
+/** Each domain error kind and its status; the first class that matches wins, so subclasses come first. */
+const statusByKind: [ErrorClass, number][] = [
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [InvalidOperationError, 400],
+  [UnauthenticatedError, 401],
+  [ForbiddenError, 403],
+  [RangeNotSatisfiableError, 416],
+  [RateLimitedError, 429],
+  [NotImplementedError, 501],
+  [UnavailableError, 503],
+];
+
+function domainStatus(error: DomainError): number {
+  if (error instanceof UpstreamError) return error.timedOut ? 504 : 502;
+  return statusByKind.find(([kind]) => error instanceof kind)?.[1] ?? 500;
+}
+
+function domainHeaders(error: DomainError): Record<string, string> {
+  if (error instanceof UnauthenticatedError) return { "www-authenticate": "Bearer" };
+  if (error instanceof RateLimitedError) return { "retry-after": String(error.retryAfterSeconds) };
+  if (error instanceof RangeNotSatisfiableError) return { "content-range": `bytes */${error.size}` };
+  return {};
+}
+
 /** The one place where errors become HTTP responses, in FastAPI's shapes. */
-export function mapError(error: unknown): MappedError {
+export function mapError(error: unknown, shape: ErrorBodyShape = "detail"): MappedError {
   if (error instanceof RequestValidationError) return { status: 422, headers: {}, body: { detail: error.issues } };
   if (error instanceof DomainError) {
-    const headers: Record<string, string> = {};
-    if (error.status === 401) headers["www-authenticate"] = "Bearer";
-    if (error instanceof RateLimitedError) headers["retry-after"] = String(error.retryAfterSeconds);
-    return { status: error.status, headers, body: { detail: error.message } };
+    const status = domainStatus(error);
+    const body = shape === "legacy-error" ? { error: error.message, status_code: status } : { detail: error.message };
+    return { status, headers: domainHeaders(error), body };
   }
+  if (error instanceof MalformedBodyError) return { status: 400, headers: {}, body: { detail: error.message } };
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return { status: 413, headers: {}, body: { detail: "Request Entity Too Large" } };
   if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
     return { status: 400, headers: {}, body: { detail: "There was an error parsing the body" } };
   }
   // PostgreSQL refuses U+0000 in text (22021) and in jsonb (22P05); such input can only come from the request.
-  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: "Text must not contain NUL (U+0000) characters" } };
+  if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: nulRefusal } };
   if (isConnectionFailure(error)) return { status: 503, headers: { "retry-after": "1" }, body: { detail: "Database unavailable, try again shortly" } };
   return { status: 500, headers: {}, body: { detail: "Internal Server Error" } };
 }

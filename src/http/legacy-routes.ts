@@ -1,12 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ChatService, TurnRequest } from "../domain/chat.js";
-import { assertThreadAccess, type Caller } from "../domain/credentials.js";
-import { DomainError } from "../domain/errors.js";
-import { changeTags, type Invalidations } from "../domain/invalidation.js";
-import { legacyConversations } from "../domain/legacy-history.js";
-import type { SummaryService } from "../domain/summaries.js";
-import type { ThreadService } from "../domain/threads.js";
+import type { ChatService, TurnRequest } from "../domain/chat/chat-service.js";
+import type { Caller } from "../domain/access/credentials.js";
+import { legacyConversations } from "../domain/history/legacy-history.js";
+import type { SummaryService } from "../domain/chat/summaries.js";
+import type { ThreadService } from "../domain/threads/thread-service.js";
 import type { MessagesStore } from "../store/messages-store.js";
 import { ChatStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
@@ -18,7 +16,6 @@ export interface LegacyDependencies {
   threads: ThreadService;
   messages: MessagesStore;
   summaries: SummaryService;
-  invalidations: Invalidations;
 }
 
 const tags = ["legacy"];
@@ -34,11 +31,10 @@ async function respond(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const thread = changeTags.thread(turn.threadId);
-  if (!streaming) return reply.send({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn(turn))).message });
+  if (!streaming) return reply.send({ message: (await deps.chat.turn(turn)).message });
   const stream = new ChatStream(reply, false);
   try {
-    stream.finish({ message: (await deps.invalidations.changing(thread, () => deps.chat.turn({ ...turn, onToken: (token) => stream.token(token) }))).message });
+    stream.finish({ message: (await deps.chat.turn({ ...turn, onToken: (token) => stream.token(token) })).message });
   } catch (error) {
     if (!stream.hasStarted) throw error;
     request.log.warn({ err: error }, "streamed legacy reply failed after its first token");
@@ -47,14 +43,13 @@ async function respond(
   return reply;
 }
 
-/** A legacy chat or follow-up as a turn of the shared chat service; a thread token only opens its own thread. */
+/** A legacy chat or follow-up as a turn of the shared chat service. */
 function legacyTurn(
   caller: Caller,
   body: { thread_id: string; service_mode_name: string; start_new_conversation: boolean },
   task: TurnRequest["task"],
   userMessage?: TurnRequest["userMessage"],
 ): TurnRequest {
-  assertThreadAccess(caller, body.thread_id);
   return {
     organizationId: caller.organizationId,
     threadId: body.thread_id,
@@ -73,7 +68,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/chat`,
       tags,
       summary: "Earlier generation: send a message and get the AI reply",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: ThreadId,
         message: Type.String({ minLength: 1, maxLength: 32_000 }),
@@ -102,7 +97,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/retrieve_conversations`,
       tags,
       summary: "Earlier generation: the thread's messages, chronological, page by page",
-      access: "thread",
+      access: { thread: ({ query }) => query.thread_id },
       query: Type.Object({
         thread_id: ThreadId,
         page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
@@ -124,7 +119,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
         },
         [404],
       ),
-      handler: async ({ caller, query }) => legacyConversations(deps.threads, deps.messages, caller, query.thread_id, query.page, query.limit),
+      handler: async ({ caller, query }) => legacyConversations(deps.threads, deps.messages, caller.organizationId, query.thread_id, query.page, query.limit),
     }),
     defineRoute({
       method: "POST",
@@ -135,9 +130,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       body: Type.Object({ thread_id: ThreadId }),
       responses: withErrors({ 200: Type.Object({ message: Type.String() }), 400: Detail }),
       handler: async ({ caller, body }) => {
-        const ended = await deps.invalidations.changing(changeTags.thread(body.thread_id), () =>
-          deps.chat.endConversation(caller.organizationId, body.thread_id),
-        );
+        const ended = await deps.chat.endConversation(caller.organizationId, body.thread_id);
         return { message: `Conversation ${ended} ended; the next message starts a new conversation` };
       },
     }),
@@ -146,7 +139,7 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
       url: `${base}/get_followup`,
       tags,
       summary: "Earlier generation: a proactive AI message from the project's follow-up instructions",
-      access: "thread",
+      access: { thread: ({ body }) => body.thread_id },
       body: Type.Object({
         thread_id: ThreadId,
         streaming: Type.Boolean({ default: false }),
@@ -172,15 +165,8 @@ export function legacyRoutes(deps: LegacyDependencies): RouteDefinition[] {
         404: Type.Object({ error: Type.String(), status_code: Type.Integer() }),
         502: Type.Object({ error: Type.String(), status_code: Type.Integer() }),
       }),
-      raw: true,
-      handler: async ({ caller, body, reply }) => {
-        try {
-          return reply.send({ conversation_summary: await deps.summaries.latestConversation(caller.organizationId, body.thread_id) });
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          return reply.code(error.status).send({ error: error.message, status_code: error.status });
-        }
-      },
+      errorShape: "legacy-error",
+      handler: async ({ caller, body }) => ({ conversation_summary: await deps.summaries.latestConversation(caller.organizationId, body.thread_id) }),
     }),
     defineRoute({
       method: "POST",

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import type { Authenticator } from "../domain/credentials.js";
-import { latestPageQuery, type HistoryService } from "../domain/history.js";
+import type { Authenticator } from "../domain/access/credentials.js";
+import { latestPageQuery, type HistoryService } from "../domain/history/history-service.js";
+import { threadScopeAllows } from "./thread-scope.js";
 import { defineRoute, type MemoryAnswer, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 
@@ -35,7 +36,7 @@ export function messageRoutes(history: HistoryService): RouteDefinition[] {
       url: latestPageRoute,
       tags: ["messages"],
       summary: "A page of the thread's messages (keyset cursor pagination, chronological within the page)",
-      access: "thread",
+      access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
       query: Type.Object({
         cursor: Type.Optional(Cursor),
@@ -48,14 +49,14 @@ export function messageRoutes(history: HistoryService): RouteDefinition[] {
       // writes what the schema's serializer would.
       raw: true,
       handler: async ({ caller, params, query, reply }) =>
-        reply.type(jsonContentType).send(await history.renderedPage(caller, params.thread_id, query, (page) => Buffer.from(JSON.stringify(page)))),
+        reply.type(jsonContentType).send(await history.renderedPage(caller.organizationId, params.thread_id, query, (page) => Buffer.from(JSON.stringify(page)))),
     }),
     defineRoute({
       method: "GET",
       url: "/threads/:thread_id/messages/search",
       tags: ["messages"],
       summary: "Messages containing a text (case-insensitive), newest first, with context around each match",
-      access: "thread",
+      access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
       query: Type.Object({
         query: Type.String({ minLength: 1, maxLength: 500 }),
@@ -79,7 +80,7 @@ export function messageRoutes(history: HistoryService): RouteDefinition[] {
         },
         [404],
       ),
-      handler: async ({ caller, params, query }) => history.search(caller, params.thread_id, query),
+      handler: async ({ caller, params, query }) => history.search(caller.organizationId, params.thread_id, query),
     }),
   ];
 }
@@ -95,7 +96,7 @@ export function latestPageFromMemory(history: HistoryService, authenticator: Aut
     const threadId = latestPageUrl.exec(url)?.[1];
     if (threadId === undefined) return undefined;
     const caller = authenticator.rememberedCaller(authorization);
-    const body = caller && history.rememberedLatestPage(caller, threadId);
+    const body = caller && threadScopeAllows(caller, threadId) ? history.rememberedLatestPage(caller.organizationId, threadId) : undefined;
     return body ? { route: latestPageRoute, contentType: jsonContentType, body } : undefined;
   };
 }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import type { CallService } from "../domain/calls.js";
-import { DomainError, ForbiddenError, NotFoundError } from "../domain/errors.js";
-import { parseRangeHeader, type RecordingStorage, type RecordingUrlSigner } from "../domain/recordings.js";
+import type { CallService } from "../domain/calls/call-service.js";
+import { ForbiddenError, NotFoundError, RangeNotSatisfiableError } from "../domain/shared/errors.js";
+import { parseRangeHeader, type RecordingStorage, type RecordingUrlSigner } from "../domain/calls/recordings.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";
 
@@ -28,10 +28,7 @@ export function recordingRoutes(calls: CallService, signer: RecordingUrlSigner, 
         if (size === undefined) throw new NotFoundError("Recording not found");
         const range = parseRangeHeader(request.headers.range, size);
         reply.header("accept-ranges", "bytes");
-        if (range === "unsatisfiable") {
-          reply.header("content-range", `bytes */${size}`);
-          throw new DomainError(416, "Requested range not satisfiable");
-        }
+        if (range === "unsatisfiable") throw new RangeNotSatisfiableError(size);
         reply.header("content-type", "audio/wav").header("cache-control", "private, max-age=60");
         if (range === undefined) return reply.code(200).header("content-length", size).send(storage.read(key));
         return reply

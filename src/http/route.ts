@@ -1,17 +1,48 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Caller } from "../domain/credentials.js";
+import type { Caller } from "../domain/access/credentials.js";
+import type { ErrorBodyShape } from "./error-mapper.js";
+
+type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
+
+/** The validated parts of a request, as a route's thread resolver reads them. */
+export interface RequestParts<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * Which thread a route touches, read from the validated request: an API key of the thread's organization or that
+ * thread's own token may call it, and the server checks the token's scope before the handler runs.
+ */
+export interface ThreadAccess<P = unknown, Q = unknown, B = unknown> {
+  thread: (request: RequestParts<P, Q, B>) => string;
+}
 
 /**
  * Who may call a route: nobody needs credentials (`public`), the operator (`admin`), an organization's API key
- * (`apiKey`), or an API key or the thread token of the thread named in the request (`thread`).
+ * (`apiKey`), or an API key or the token of the thread that `{thread}` names in the request.
  */
-export type Access = "public" | "admin" | "apiKey" | "thread";
+export type Access<P = unknown, Q = unknown, B = unknown> = "public" | "admin" | "apiKey" | ThreadAccess<P, Q, B>;
 
-type CallerFor<A extends Access> = A extends "apiKey" | "thread" ? Caller : undefined;
-type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
+/** How a route is guarded, as the route catalogue reports it. */
+export type AccessKind = "public" | "admin" | "apiKey" | "thread";
 
-export interface HandlerContext<A extends Access, P, Q, B> {
+export function accessKindOf(access: Access): AccessKind {
+  return typeof access === "object" ? "thread" : access;
+}
+
+declare module "fastify" {
+  /** Set by Parley on every route it serves, sockets included, for the route catalogue. */
+  interface FastifyContextConfig {
+    access?: AccessKind;
+  }
+}
+
+type CallerFor<A> = A extends "public" | "admin" ? undefined : Caller;
+
+export interface HandlerContext<A, P, Q, B> {
   caller: CallerFor<A>;
   params: P;
   query: Q;
@@ -22,7 +53,7 @@ export interface HandlerContext<A extends Access, P, Q, B> {
 
 /** A route declared as data: validation, the OpenAPI document and the auth check all come from this one object. */
 export interface RouteDefinition<
-  A extends Access = Access,
+  A extends Access<StaticOr<P>, StaticOr<Q>, StaticOr<B>> = Access,
   P extends TSchema | undefined = TSchema | undefined,
   Q extends TSchema | undefined = TSchema | undefined,
   B extends TSchema | undefined = TSchema | undefined,
@@ -38,6 +69,8 @@ export interface RouteDefinition<
   body?: B;
   /** Documented (and serialized) responses by status; the first 2xx entry is the success status. */
   responses: Record<number, TSchema>;
+  /** The body of the errors this route's handler throws: FastAPI's `{"detail"}` unless stated. */
+  errorShape?: ErrorBodyShape;
   /** Set for routes whose handler writes the response itself (streams, binary files, pre-rendered JSON). */
   raw?: boolean;
   handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>>): Promise<unknown>;
@@ -45,10 +78,10 @@ export interface RouteDefinition<
 
 /** Keeps each route's literal types while letting a file export a plain array of them. */
 export function defineRoute<
-  A extends Access,
   P extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
   B extends TSchema | undefined = undefined,
+  A extends Access<StaticOr<P>, StaticOr<Q>, StaticOr<B>> = Access<StaticOr<P>, StaticOr<Q>, StaticOr<B>>,
 >(definition: RouteDefinition<A, P, Q, B>): RouteDefinition {
   return definition as unknown as RouteDefinition;
 }

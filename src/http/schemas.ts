@@ -20,6 +20,13 @@ export const ValidationErrorBody = Type.Object(
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
+/**
+ * A timestamp field: a string in the request and the OpenAPI document, a Date once validated (the validator parses
+ * `date-time` and `date-or-date-time` strings as pydantic does), and typed as such.
+ */
+export const DateTimeField = (options: { format: "date-time" | "date-or-date-time"; description: string }) =>
+  Type.Unsafe<Date>(Type.String(options));
+
 export const ThreadIdParams = Type.Object({ thread_id: Type.String({ maxLength: 200 }) });
 
 /** The documented error responses every authenticated route can give. */

@@ -6,15 +6,19 @@ import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Authenticator, Caller } from "../domain/credentials.js";
-import type { RateLimits } from "../domain/rate-limits.js";
-import { BadRequestError, RequestValidationError } from "../domain/errors.js";
-import { mapError } from "./error-mapper.js";
+import type { Authenticator, Caller } from "../domain/access/credentials.js";
+import type { RateLimits } from "../domain/access/rate-limits.js";
+import { RequestValidationError } from "../domain/shared/errors.js";
+import { mapError, type ErrorBodyShape } from "./error-mapper.js";
+import { MalformedBodyError } from "./http-errors.js";
+import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
-import type { MemoryAnswer, RouteDefinition } from "./route.js";
-import type { ValidationIssue } from "./validation/issues.js";
+import { accessKindOf, type AccessKind, type MemoryAnswer, type RouteDefinition } from "./route.js";
+import { enforceThreadScope } from "./thread-scope.js";
+import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
+import { missingAuthorization } from "./validation/missing-authorization.js";
 import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
 
 export interface ServerOptions {
@@ -33,6 +37,20 @@ export interface ServerOptions {
 }
 
 const methods = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
+
+/** A route the server answers, and who may call it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  access: AccessKind;
+}
+
+const catalogues = new WeakMap<FastifyInstance, RouteEntry[]>();
+
+/** Every route of a server built by `buildServer` that declares its access (all but the interactive docs' assets), sockets included. */
+export function registeredRoutes(app: FastifyInstance): RouteEntry[] {
+  return catalogues.get(app) ?? [];
+}
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
@@ -55,14 +73,14 @@ function parseJsonBody(body: Buffer): unknown {
   try {
     text = strictUtf8.decode(body);
   } catch {
-    throw new BadRequestError("There was an error parsing the body");
+    throw new MalformedBodyError();
   }
   let parsed: ReturnType<typeof parsePythonJson>;
   try {
     parsed = parsePythonJson(text);
   } catch (error) {
     // Python raises RecursionError on absurdly deep nesting, which FastAPI answers with 400; so do we.
-    if (error instanceof RangeError) throw new BadRequestError("There was an error parsing the body");
+    if (error instanceof RangeError) throw new MalformedBodyError();
     throw error;
   }
   if (!parsed.ok) throw new RequestValidationError([jsonInvalidIssue(parsed.pos, parsed.msg)]);
@@ -92,7 +110,9 @@ function requestIdOf(headers: IncomingHttpHeaders): string {
   return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
 }
 
-const missingAuthorization: ValidationIssue = { type: "missing", loc: ["header", "authorization"], msg: "Field required", input: null };
+/** The error body shape of a request whose route declares one, from the moment its handler runs (credential and validation errors keep FastAPI's). */
+const handlerErrorShapes = new WeakMap<FastifyRequest, ErrorBodyShape>();
+
 const authorizationHeader = Type.Object({ authorization: Type.String({ description: "API key or thread token, raw or as `Bearer <credential>`" }) });
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -100,7 +120,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimitBytes,
     exposeHeadRoutes: false,
-    routerOptions: { querystringParser: parseQuery },
+    // find-my-way answers 404 for a path parameter over 100 characters by default; the request head (16 KiB) is
+    // the real bound, so ids of any length reach their route, whose schema refuses those over 200 with a 422.
+    routerOptions: { querystringParser: parseQuery, maxParamLength: 16 * 1024 },
     genReqId: (request) => requestIdOf(request.headers),
     // Node's server as Fastify makes it, with answers from memory tried before Fastify routes a request.
     serverFactory: (handler) => {
@@ -191,7 +213,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     done();
   });
   app.setErrorHandler((error, request, reply) => {
-    const mapped = mapError(error);
+    const mapped = mapError(error, handlerErrorShapes.get(request));
     if (mapped.status >= 500 && mapped.status !== 502 && mapped.status !== 503 && mapped.status !== 504) {
       request.log.error({ err: error }, "request failed");
     }
@@ -213,30 +235,41 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return reply.code(404).send({ detail: "Not Found" });
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: { title: "Parley", version: "1.0.0", description: "Self-hostable conversational-AI service." },
-      components: { securitySchemes: { authorization: { type: "apiKey", in: "header", name: "Authorization" } } },
-    },
+  const catalogue: RouteEntry[] = [];
+  catalogues.set(app, catalogue);
+  app.addHook("onRoute", (route) => {
+    const access = route.config?.access;
+    if (access) for (const method of [route.method].flat()) catalogue.push({ method, url: route.url, access });
   });
+
+  // The `x-` keys go into the document as they are; a variable rather than a literal, since the plugin's type lists none.
+  const openapi = {
+    openapi: "3.1.0",
+    info: { title: "Parley", version: "1.0.0", description: openapiExtensions.description },
+    components: { securitySchemes: { authorization: { type: "apiKey" as const, in: "header", name: "Authorization" } } },
+    "x-websockets": openapiExtensions["x-websockets"],
+    "x-streams": openapiExtensions["x-streams"],
+  };
+  await app.register(fastifySwagger, { openapi });
   await app.register(fastifySwaggerUi, { routePrefix: "/docs" });
 
   for (const definition of options.routes) {
     router.on(definition.method, definition.url, () => undefined);
     registerRoute(app, definition, options.authenticator, options.rateLimits);
   }
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get("/openapi.json", { schema: { hide: true }, config: { access: "public" } }, async () => app.swagger());
   router.on("GET", "/openapi.json", () => undefined);
   return app;
 }
 
 function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator, rateLimits: RateLimits): void {
-  const needsCaller = definition.access === "apiKey" || definition.access === "thread";
+  const access = definition.access;
+  const needsCaller = access !== "public" && access !== "admin";
   const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
   app.route({
     method: definition.method,
     url: definition.url,
+    config: { access: accessKindOf(access) },
     schema: {
       tags: definition.tags,
       summary: definition.summary,
@@ -250,12 +283,12 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
     handler: async (request, reply) => {
       const issues: ValidationIssue[] = [];
       let caller: Caller | undefined;
-      if (definition.access === "admin") {
+      if (access === "admin") {
         await authenticator.admin(request.headers.authorization);
       } else if (needsCaller) {
         const header = request.headers.authorization;
         if (header === undefined) issues.push(missingAuthorization);
-        else caller = await authenticator.caller(header, definition.access === "thread");
+        else caller = await authenticator.caller(header, typeof access === "object");
         if (caller && rateLimits.enabled) await rateLimits.check(caller);
       }
       const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
@@ -263,6 +296,8 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
       const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
       for (const part of [params, query, body]) if (part) issues.push(...part.issues);
       if (issues.length > 0) throw new RequestValidationError(issues);
+      if (caller && typeof access === "object") enforceThreadScope(caller, access.thread({ params: params?.value, query: query?.value, body: body?.value }));
+      if (definition.errorShape) handlerErrorShapes.set(request, definition.errorShape);
       const result = await definition.handler({
         caller,
         params: params?.value,

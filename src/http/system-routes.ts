@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { ServiceUnavailableError } from "../domain/errors.js";
+import { UnavailableError } from "../domain/shared/errors.js";
+import type { Db } from "../domain/shared/database.js";
 import type { EngineStatus } from "../providers/speech/engines.js";
-import type { Db } from "../store/db.js";
 import type { HttpMetrics } from "./metrics.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";
@@ -32,7 +32,7 @@ export function systemRoutes(db: Db, metrics: HttpMetrics, speechStatus?: () => 
         try {
           await db.ping();
         } catch {
-          throw new ServiceUnavailableError("Database unavailable");
+          throw new UnavailableError("Database unavailable");
         }
         const speech = (await speechStatus?.()) ?? [];
         if (speech.length === 0) return { status: "ok" };
@@ -47,7 +47,7 @@ export function systemRoutes(db: Db, metrics: HttpMetrics, speechStatus?: () => 
       access: "public",
       responses: { 200: Type.String() },
       raw: true,
-      handler: async ({ reply }) => reply.type("text/plain; version=0.0.4").send(metrics.render()),
+      handler: async ({ reply }) => reply.type(metrics.contentType).send(await metrics.render()),
     }),
   ];
 }

@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { assertThreadAccess } from "../domain/credentials.js";
-import type { ThreadService } from "../domain/threads.js";
+import type { ThreadService } from "../domain/threads/thread-service.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 
@@ -35,11 +34,10 @@ export function threadRoutes(threads: ThreadService): RouteDefinition[] {
       url: "/threads/:thread_id",
       tags: ["threads"],
       summary: "Thread details and usage",
-      access: "thread",
+      access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
       responses: withErrors({ 200: Type.Object({ id: Type.String(), alias: Nullable(Type.String()), timezone: Type.String(), usage: Usage }) }, [404]),
       handler: async ({ caller, params }) => {
-        assertThreadAccess(caller, params.thread_id);
         return threads.view(caller.organizationId, params.thread_id);
       },
     }),

@@ -1,8 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import type { CallService } from "../domain/calls.js";
-import { assertThreadAccess } from "../domain/credentials.js";
+import type { CallService } from "../domain/calls/call-service.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
-import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
+import { DateTimeField, Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 import { isPlainObject } from "./validation/plain-object.js";
 
 const PhoneCall = Type.Object({
@@ -16,11 +15,6 @@ const PhoneCall = Type.Object({
   end_timestamp: Nullable(Type.Integer({ description: "Unix seconds" })),
   duration_ms: Nullable(Type.Integer()),
 });
-
-/** The validator turns `format: "date-time"` strings into Dates; the static type still says string. */
-export function asDate(value: string | Date): Date {
-  return value instanceof Date ? value : new Date(value);
-}
 
 export function voiceRoutes(calls: CallService): RouteDefinition[] {
   return [
@@ -37,7 +31,7 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
       body: Type.Object({
         callee: Type.String({ maxLength: 64 }),
         project_id: Type.String({ format: "uuid" }),
-        scheduled_for: Type.Optional(Nullable(Type.String({ format: "date-time", description: "ISO 8601; must be in the future" }))),
+        scheduled_for: Type.Optional(Nullable(DateTimeField({ format: "date-time", description: "ISO 8601; must be in the future" }))),
         verification_code: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
         appointment_opening_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
         voice_provider_account_id: Type.Optional(Nullable(Type.String({ format: "uuid" }))),
@@ -47,7 +41,7 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
         calls.createPhoneCall(caller.organizationId, params.thread_id, {
           callee: body.callee,
           projectId: body.project_id,
-          ...(body.scheduled_for ? { scheduledFor: { at: asDate(body.scheduled_for), input: isPlainObject(request.body) ? request.body["scheduled_for"] : undefined } } : {}),
+          ...(body.scheduled_for ? { scheduledFor: { at: body.scheduled_for, input: isPlainObject(request.body) ? request.body["scheduled_for"] : undefined } } : {}),
           ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),
         }),
     }),
@@ -70,7 +64,7 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
       description:
         "The call is queued; when it is ready the thread's events WebSocket (`GET /threads/{thread_id}/events`) delivers " +
         "`{\"type\":\"web_call.ready\",\"call_id\",\"access_token\",\"seq\"}`, and the client joins `GET /calls/{call_id}/ws?token=…`.",
-      access: "thread",
+      access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
       body: Type.Object({
         project_id: Type.String({ format: "uuid" }),
@@ -78,7 +72,6 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
       }),
       responses: withErrors({ 200: Type.Object({ status: Type.String(), message: Type.String() }) }, [404, 502]),
       handler: async ({ caller, params, body }) => {
-        assertThreadAccess(caller, params.thread_id);
         return calls.createWebCall(caller.organizationId, params.thread_id, {
           projectId: body.project_id,
           ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),

@@ -1,7 +1,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import type { CallJobHandlers, CallJobs } from "../domain/scheduling.js";
-import type { Db, Queryable } from "./db.js";
+import type { CallJobHandlers, CallJobs } from "../domain/calls/scheduling.js";
+import type { Db, Queryable } from "../domain/shared/database.js";
 
 const startQueue = "parley_call_start";
 const processingQueue = "parley_call_results";
@@ -9,55 +9,16 @@ const processingQueue = "parley_call_results";
 const installRaceCodes = new Set(["23505", "42P06", "42710", "40P01", "40001"]);
 
 /**
- * Splits a script into statements at top-level semicolons, leaving quoted strings, quoted identifiers, dollar-quoted
- * bodies (pg-boss's plpgsql functions) and comments whole.
- */
-export function splitSqlScript(script: string): string[] {
-  const statements: string[] = [];
-  let current = "";
-  let index = 0;
-  while (index < script.length) {
-    const char = script[index]!;
-    const rest = script.slice(index);
-    let skip = 0;
-    if (char === "'" || char === '"') skip = script.indexOf(char, index + 1) + 1 - index;
-    else if (rest.startsWith("--")) skip = (script.indexOf("\n", index) + 1 || script.length + 1) - 1 - index;
-    else if (rest.startsWith("/*")) skip = script.indexOf("*/", index) + 2 - index;
-    else if (char === "$") {
-      const tag = /^\$[A-Za-z_][A-Za-z0-9_]*\$|^\$\$/.exec(rest)?.[0];
-      if (tag) skip = script.indexOf(tag, index + tag.length) + tag.length - index;
-    }
-    if (skip > 0) {
-      current += script.slice(index, index + skip);
-      index += skip;
-    } else if (char === ";") {
-      if (current.trim() !== "") statements.push(current.trim());
-      current = "";
-      index += 1;
-    } else {
-      current += char;
-      index += 1;
-    }
-  }
-  if (current.trim() !== "") statements.push(current.trim());
-  return statements;
-}
-
-/**
  * pg-boss's `db` option over Parley's `Queryable`, so that it runs on PGlite as on PostgreSQL and can write a job
  * inside the caller's transaction. PGlite's extended protocol takes one statement per query, so pg-boss's
- * `BEGIN; …; COMMIT` scripts (schema creation, maintenance) are split and run as one transaction of our own.
+ * parameterless scripts (schema creation and maintenance, `BEGIN; …; COMMIT` included) go through `exec`.
  */
 function executor(db: Db | Queryable): PgBoss.Db {
   return {
     async executeSql(text: string, values?: unknown[]) {
-      if (values !== undefined && values.length > 0) return { rows: await db.query(text, values) };
-      const statements = splitSqlScript(text).filter((statement) => !/^(BEGIN|COMMIT)$/i.test(statement));
-      if (statements.length === 1) return { rows: await db.query(statements[0]!) };
-      if (!("transaction" in db)) throw new Error("a multi-statement pg-boss script needs a database, not a transaction");
-      await db.transaction(async (tx) => {
-        for (const statement of statements) await tx.query(statement);
-      });
+      if ((values !== undefined && values.length > 0) || !("exec" in db)) return { rows: await db.query(text, values) };
+      if (!/;\s*\S/.test(text)) return { rows: await db.query(text) };
+      await db.exec(text);
       return { rows: [] };
     },
   };

@@ -1,75 +1,12 @@
-import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "../domain/call-states.js";
-import { jsonParam, type Queryable } from "./db.js";
-import { threadEventsChannel } from "./events-store.js";
-
-export interface CallRecord {
-  id: string;
-  organization_id: string;
-  thread_id: string;
-  project_id: string;
-  config_version_id: string;
-  call_type: CallType;
-  direction: CallDirection | null;
-  status: CallStatus;
-  from_number: string | null;
-  to_number: string | null;
-  voice_provider_account_id: string | null;
-  scheduled_for: Date | null;
-  conversation_id: number | null;
-  started_at: Date | null;
-  ended_at: Date | null;
-  disconnection_reason: DisconnectionReason | null;
-  owner: string | null;
-  access_token_hash: string | null;
-  join_deadline: Date | null;
-  transcript_object: unknown;
-  recording_key: string | null;
-  call_analysis: unknown;
-  processed_at: Date | null;
-  created_at: Date;
-  /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
-  created_key: string;
-}
-
-export interface NewCall {
-  id: string;
-  organizationId: string;
-  threadId: string;
-  projectId: string;
-  configVersionId: string;
-  callType: CallType;
-  direction: CallDirection | null;
-  status: "queued" | "scheduled";
-  fromNumber: string | null;
-  toNumber: string | null;
-  voiceProviderAccountId: string | null;
-  scheduledFor: Date | null;
-  owner: string | null;
-}
-
-export interface CallFilters {
-  statuses?: string[];
-  callTypes?: string[];
-  directions?: string[];
-  from?: Date;
-  toInclusive?: Date;
-  toExclusive?: Date;
-  threadId?: string;
-  projectName?: string;
-  after?: { createdKey: string; id: string };
-}
-
-export interface CallUtterance {
-  role: "user" | "assistant";
-  content: string;
-  created_at: Date;
-}
+import type { CallStatus, DisconnectionReason } from "../domain/calls/call-states.js";
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import { threadEventsChannel } from "../domain/events/events-repository.js";
+import type { CallRecord, NewCall, CallFilters, CallUtterance } from "../domain/calls/calls-repository.js";
+import { callEndedChannel } from "../domain/calls/calls-repository.js";
 
 const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 const live = `('queued', 'ongoing')`;
-
-/** Channel on which a finished call is announced as `<call id> <reason>`. */
-export const callEndedChannel = "parley_call_ended";
 
 /** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
 export class CallsStore {
@@ -190,19 +127,14 @@ export class CallsStore {
        ), counters AS (
          UPDATE threads t SET last_message_seq = t.last_message_seq + 1, last_event_seq = t.last_event_seq + 1
            FROM call WHERE t.id = call.thread_id RETURNING t.last_message_seq, t.last_event_seq
-       ), message AS (
-         INSERT INTO messages (id, thread_id, seq, conversation_id, role, content, extras)
-         SELECT $2, call.thread_id, counters.last_message_seq, call.conversation_id, $3, $4, jsonb_build_object('call_id', $1::text, 'source', 'voice')
-           FROM call, counters RETURNING id
-       ), event AS (
-         INSERT INTO thread_events (thread_id, seq, type, payload)
-         SELECT call.thread_id, counters.last_event_seq, 'message.created',
-                jsonb_build_object('message', jsonb_build_object('message_id', $2::text, 'role', $3::text, 'message', $4::text,
-                                                                  'conversation_id', call.conversation_id, 'call_id', $1::text))
-           FROM call, counters RETURNING seq
+       ), stored AS (
+         SELECT counters.last_event_seq AS event_seq,
+                parley_store_message(call.thread_id, counters.last_message_seq, counters.last_event_seq, $2, call.conversation_id, $3, $4,
+                                     jsonb_build_object('call_id', $1::text, 'source', 'voice'), jsonb_build_object('call_id', $1::text))
+           FROM call, counters
        )
-       SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || event.seq)
-         FROM call, event, message`,
+       SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || stored.event_seq)
+         FROM call, stored`,
       [callId, utterance.id, utterance.role, utterance.content],
     );
     return row ? { threadId: row.thread_id, conversationId: row.conversation_id } : undefined;

@@ -1,28 +1,3 @@
-/** The one SQL dialect Parley speaks is PostgreSQL's; these interfaces hide whether PGlite or `pg` runs it. */
-export interface Queryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
-}
-
-export type NotificationHandler = (payload: string) => void;
-
-/** `false` when the listener connection dropped (notifications may be lost from then on), `true` once it listens again. */
-export type ListenerStateHandler = (listening: boolean) => void;
-
-export interface Db extends Queryable {
-  readonly kind: "pglite" | "postgres";
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
-  /** Whether notifications are being received now. Anything derived from them must not be trusted while false. */
-  readonly listening: boolean;
-  /**
-   * Told when the listener connection drops and when it is back (after LISTEN on every channel again). Whoever relies
-   * on notifications must assume it missed some in between: a gap.
-   */
-  onListenerState(handler: ListenerStateHandler): () => void;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
-
 /** A database failure that means "not reachable now" rather than "this request is wrong". */
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -1,13 +1,7 @@
-import { jsonParam, type Queryable } from "./db.js";
-
-export interface ThreadEventRecord {
-  seq: number;
-  type: string;
-  payload: Record<string, unknown>;
-}
-
-/** Channel on which a committed event is announced as `<thread id> <seq>`; receivers read the rows themselves. */
-export const threadEventsChannel = "parley_thread_events";
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import type { ThreadEventRecord } from "../domain/events/events-repository.js";
+import { threadEventsChannel } from "../domain/events/events-repository.js";
 
 /** The per-thread, gap-free event log behind the events WebSocket. */
 export class EventsStore {

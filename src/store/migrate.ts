@@ -1,12 +1,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { Db } from "./db.js";
+import type { Db } from "../domain/shared/database.js";
 
 const migrationsDir = fileURLToPath(new URL("./migrations/", import.meta.url));
 
-/** Applies the numbered SQL files not yet applied, each in its own transaction, one instance at a time. */
-export async function migrate(db: Db): Promise<string[]> {
-  const files = (await readdir(migrationsDir)).filter((name) => /^\d{3}_.+\.sql$/.test(name)).sort();
+/**
+ * Applies the numbered SQL files not yet applied, each in its own transaction, one instance at a time; with `until`
+ * (a file name), only those up to it (the benchmark compares the schema before and after a migration).
+ */
+export async function migrate(db: Db, until?: string): Promise<string[]> {
+  const files = (await readdir(migrationsDir)).filter((name) => /^\d{3}_.+\.sql$/.test(name) && (until === undefined || name <= until)).sort();
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(7352001)");
     await tx.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
@@ -15,31 +18,10 @@ export async function migrate(db: Db): Promise<string[]> {
     for (const name of files) {
       if (done.has(name)) continue;
       const sql = await readFile(migrationsDir + name, "utf8");
-      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.exec(sql);
       await tx.query("INSERT INTO schema_migrations (name) VALUES ($1)", [name]);
       applied.push(name);
     }
     return applied;
   });
-}
-
-/**
- * Splits a migration into statements at the semicolons that end a line, except inside dollar-quoted bodies
- * (`$$ … $$`, e.g. a function's), whose own statements end lines too.
- */
-function splitStatements(sql: string): string[] {
-  const statements: string[] = [];
-  let current: string[] = [];
-  let inBody = false;
-  for (const line of sql.split("\n")) {
-    if (!inBody && /^\s*--/.test(line)) continue;
-    current.push(line);
-    if ((line.match(/\$\$/g)?.length ?? 0) % 2 === 1) inBody = !inBody;
-    if (!inBody && /;\s*$/.test(line)) {
-      statements.push(current.join("\n").replace(/;\s*$/, "").trim());
-      current = [];
-    }
-  }
-  statements.push(current.join("\n").trim());
-  return statements.filter((statement) => statement.length > 0);
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import type { Queryable } from "../domain/shared/database.js";
 
 /**
  * Sends NOTIFYs after the commits they announce, from a transaction of their own. A transaction that notifies holds

@@ -1,10 +1,5 @@
-import type { Queryable } from "./db.js";
-
-export interface ApiKeyRecord {
-  id: string;
-  organization_id: string;
-  revoked_at: Date | null;
-}
+import type { Queryable } from "../domain/shared/database.js";
+import type { ApiKeyRecord } from "../domain/organizations/organizations-repository.js";
 
 export class OrganizationsStore {
   constructor(private readonly db: Queryable) {}

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import type { Db, NotificationHandler, Queryable } from "./db.js";
+import type { Db, NotificationHandler, Queryable } from "../domain/shared/database.js";
 
 /** The embedded default: PostgreSQL compiled to WebAssembly, data in a folder (or in memory for tests). */
 export async function openPglite(dataDir: string | undefined): Promise<Db> {
@@ -13,7 +13,14 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   return {
     kind: "pglite",
     query: self.query,
-    transaction: (work) => pg.transaction((tx) => work({ query: (sql, params) => run(tx, sql, params) })),
+    transaction: (work) =>
+      pg.transaction((tx) =>
+        work({
+          query: (sql, params) => run(tx, sql, params),
+          exec: async (script) => void (await tx.exec(script)),
+        }),
+      ),
+    exec: async (script) => void (await pg.exec(script)),
     async listen(channel: string, handler: NotificationHandler) {
       return pg.listen(channel, handler);
     },

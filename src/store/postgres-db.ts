@@ -1,5 +1,6 @@
 import pg from "pg";
-import { isConnectionFailure, type Db, type Queryable } from "./db.js";
+import { isConnectionFailure } from "./db.js";
+import { type Db, type Transaction } from "../domain/shared/database.js";
 import { PostgresListener } from "./postgres-listener.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
@@ -45,6 +46,8 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   return {
     kind: "postgres",
     query: (sql, params) => run(pool, sql, params),
+    // A query without parameters goes by the simple protocol, which takes several statements on one connection.
+    exec: async (script) => void (await pool.query(script)),
     async transaction(work) {
       const client = await pool.connect();
       // A checked-out client whose connection drops emits "error"; unhandled, that would end the process.
@@ -55,7 +58,7 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
       client.on("error", ignoreDrop);
       try {
         await client.query("BEGIN");
-        const tx: Queryable = { query: (sql, params) => run(client, sql, params) };
+        const tx: Transaction = { query: (sql, params) => run(client, sql, params), exec: async (script) => void (await client.query(script)) };
         const result = await work(tx);
         await client.query("COMMIT");
         return result;

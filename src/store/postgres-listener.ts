@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { ListenerStateHandler, NotificationHandler } from "./db.js";
+import type { ListenerStateHandler, NotificationHandler } from "../domain/shared/database.js";
 
 const firstRetryMs = 100;
 const maxRetryMs = 5_000;

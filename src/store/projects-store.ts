@@ -1,22 +1,7 @@
-import type { ProjectConfig } from "../domain/project-config.js";
-import { jsonParam, type Queryable } from "./db.js";
-
-export interface ProjectRecord {
-  id: string;
-  organization_id: string;
-  name: string;
-  current_config_version_id: string;
-  created_at: Date;
-}
-
-export interface ConfigVersionRecord {
-  id: string;
-  project_id: string;
-  version: number;
-  config: ProjectConfig;
-  encrypted_secrets: string | null;
-  created_at: Date;
-}
+import type { ProjectConfig } from "../domain/projects/project-config.js";
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import type { ProjectRecord, ConfigVersionRecord } from "../domain/projects/projects-repository.js";
 
 const projectColumns = "id, organization_id, name, current_config_version_id, created_at";
 const versionColumns = "id, project_id, version, config, encrypted_secrets, created_at";

@@ -1,92 +1,59 @@
 import { Redis } from "ioredis";
-import type { Queryable } from "./db.js";
+import pg from "pg";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { RateDecision, RateLimiter } from "../domain/access/rate-limits.js";
 
-export interface RateDecision {
-  allowed: boolean;
-  /** Seconds until the current window closes. */
-  retryAfterSeconds: number;
-}
+/** Where the counters live: this process, a PostgreSQL shared by instances, or Redis. */
+export type RateLimitBackend = { kind: "memory" } | { kind: "postgres"; connectionString: string } | { kind: "redis"; url: string };
 
-/** Counts hits of a key in fixed windows; `limit` hits per window are allowed. */
-export interface RateLimiter {
-  hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
-  close(): Promise<void>;
-}
+/** Table of migration 007, in rate-limiter-flexible's own layout. */
+const postgresTable = "rate_limits";
 
-function decision(hits: number, limit: number, msLeft: number): RateDecision {
-  return { allowed: hits <= limit, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
-}
+/**
+ * Counters by rate-limiter-flexible, on the backend the deployment has. One limiter per distinct (limit, window),
+ * made on first use: a limit is part of the limiter, not of a hit.
+ */
+export class FlexibleRateLimiter implements RateLimiter {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly redis: Redis | undefined;
+  private readonly pool: pg.Pool | undefined;
 
-/** One instance: counters in memory, windows dropped as they end. */
-export class InProcessRateLimiter implements RateLimiter {
-  private readonly windows = new Map<string, { start: number; hits: number }>();
-
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const now = Date.now();
-    const start = now - (now % windowMs);
-    let window = this.windows.get(key);
-    if (!window || window.start !== start) {
-      if (this.windows.size > 100_000) this.prune(start);
-      window = { start, hits: 0 };
-      this.windows.set(key, window);
+  constructor(backend: RateLimitBackend) {
+    if (backend.kind === "redis") {
+      this.redis = new Redis(backend.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      this.redis.on("error", () => undefined);
     }
-    window.hits += 1;
-    return decision(window.hits, limit, start + windowMs - now);
-  }
-
-  private prune(currentStart: number): void {
-    for (const [key, window] of this.windows) if (window.start < currentStart) this.windows.delete(key);
-  }
-
-  async close(): Promise<void> {}
-}
-
-const incrementScript = `
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {hits, redis.call('PTTL', KEYS[1])}`;
-
-/** Several instances: one atomic INCR + expiry per hit in Redis. */
-export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
-
-  constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
-    this.redis.on("error", () => undefined);
+    if (backend.kind === "postgres") {
+      this.pool = new pg.Pool({ connectionString: backend.connectionString, max: 2 });
+      this.pool.on("error", () => undefined);
+    }
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const now = Date.now();
-    const start = now - (now % windowMs);
-    const [hits, ttl] = (await this.redis.eval(incrementScript, 1, `parley:rl:${key}:${start}`, String(windowMs))) as [number, number];
-    return decision(hits, limit, ttl > 0 ? ttl : start + windowMs - now);
+    try {
+      await this.limiterFor(limit, windowMs).consume(key);
+      return { allowed: true, retryAfterSeconds: 0 };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+    }
+  }
+
+  private limiterFor(points: number, windowMs: number): RateLimiterAbstract {
+    const name = `${points}:${windowMs}`;
+    let limiter = this.limiters.get(name);
+    if (!limiter) {
+      const options = { points, duration: Math.ceil(windowMs / 1000), keyPrefix: `parley:rl:${name}` };
+      if (this.redis) limiter = new RateLimiterRedis({ ...options, storeClient: this.redis });
+      else if (this.pool) limiter = new RateLimiterPostgres({ ...options, storeClient: this.pool, storeType: "pool", tableName: postgresTable, tableCreated: true });
+      else limiter = new RateLimiterMemory(options);
+      this.limiters.set(name, limiter);
+    }
+    return limiter;
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
+    await this.redis?.quit().catch(() => undefined);
+    await this.pool?.end().catch(() => undefined);
   }
-}
-
-/** Several instances without Redis: an upserted counter row per key and window. */
-export class PostgresRateLimiter implements RateLimiter {
-  private lastPrune = 0;
-
-  constructor(private readonly db: Queryable) {}
-
-  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    const now = Date.now();
-    const start = now - (now % windowMs);
-    const [row] = await this.db.query<{ hits: number }>(
-      `INSERT INTO rate_limit_windows (key, window_start, hits) VALUES ($1, to_timestamp($2 / 1000.0), 1)
-       ON CONFLICT (key, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1 RETURNING hits`,
-      [key, start],
-    );
-    if (now - this.lastPrune > 60_000) {
-      this.lastPrune = now;
-      void this.db.query("DELETE FROM rate_limit_windows WHERE window_start < now() - interval '1 hour'").catch(() => undefined);
-    }
-    return decision(row?.hits ?? 1, limit, start + windowMs - now);
-  }
-
-  async close(): Promise<void> {}
 }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { BadRequestError } from "../domain/errors.js";
-import type { ByteRange, RecordingStorage } from "../domain/recordings.js";
+import { InvalidOperationError } from "../domain/shared/errors.js";
+import type { ByteRange, RecordingStorage } from "../domain/calls/recordings.js";
 
 /**
  * A key is one plain file name: letters, digits, ".", "_" and "-", starting with a letter or digit, so that no key
@@ -44,7 +44,7 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 
   private fileOf(key: string): string {
-    if (!SAFE_KEY.test(key) || key.includes("..")) throw new BadRequestError(`"${key}" is not a valid recording key`);
+    if (!SAFE_KEY.test(key) || key.includes("..")) throw new InvalidOperationError(`"${key}" is not a valid recording key`);
     return path.join(this.directory, key);
   }
 }

@@ -1,22 +1,6 @@
-import { jsonParam, type Queryable } from "./db.js";
-
-export interface ThreadRecord {
-  id: string;
-  organization_id: string;
-  type: string;
-  alias: string | null;
-  timezone: string;
-  project_id: string | null;
-  context: Record<string, unknown>;
-  active_conversation_id: number | null;
-  last_conversation_id: number;
-  last_message_seq: number;
-  billable_messages: number;
-  billable_message_cost: string;
-  voice_seconds: string;
-  voice_cost: string;
-  created_at: Date;
-}
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import type { ThreadRecord } from "../domain/threads/threads-repository.js";
 
 const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
   last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;

@@ -1,14 +1,10 @@
-import { jsonParam, type Queryable } from "./db.js";
-import { threadEventsChannel } from "./events-store.js";
-import type { Role } from "./messages-store.js";
+import { jsonParam } from "./db.js";
+import { type Queryable } from "../domain/shared/database.js";
+import { threadEventsChannel } from "../domain/events/events-repository.js";
 import type { Notifier } from "./notifier.js";
-import { LeaseBusyError, unlockChannel, type ThreadLease } from "./thread-locks.js";
-
-export interface OpenedTurn {
-  conversationId: number;
-  /** The conversation's latest messages, oldest first, the user's new message included. */
-  history: { role: Role; content: string }[];
-}
+import { unlockChannel } from "./thread-locks.js";
+import { LeaseBusyError, type ThreadLease } from "../domain/threads/thread-locks.js";
+import type { OpenedTurn } from "../domain/chat/turns-repository.js";
 
 /**
  * The writes of one chat turn as two statements (the functions of migration 004): `open` before the model is called,

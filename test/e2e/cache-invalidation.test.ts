@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import pg from "pg";
-import { uuidv7 } from "../../src/domain/ids.js";
+import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { createPostgresDatabase, openedDatabases } from "../support/databases.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey } from "../support/harness.js";

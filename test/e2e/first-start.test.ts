@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, test } from "node:test";
+import { eventually } from "../support/polling.js";
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -34,15 +35,6 @@ function start(dataDir: string, port: number): Running {
   return { child, output: () => output, exited };
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("timed out");
-}
-
 describe("first start on the embedded database, as the README says", () => {
   let dataDir = "";
   after(async () => {
@@ -54,7 +46,7 @@ describe("first start on the embedded database, as the README says", () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const first = start(dataDir, port);
-    await waitFor(async () => /admin key:/.test(first.output()) && (await fetch(`${base}/readyz`)).ok, 60_000);
+    await eventually(async () => /admin key:/.test(first.output()) && (await fetch(`${base}/readyz`)).ok, { what: "the first start", timeoutMs: 60_000, intervalMs: 100 });
     const apiKey = /API key:\s+(sk_\S+)/.exec(first.output())?.[1];
     const adminKey = /admin key:\s+(\S+)/.exec(first.output())?.[1];
     assert.ok(apiKey && adminKey, first.output());
@@ -86,7 +78,7 @@ describe("first start on the embedded database, as the README says", () => {
 
     const second = start(dataDir, port);
     try {
-      await waitFor(async () => (await fetch(`${base}/readyz`)).ok, 60_000);
+      await eventually(async () => (await fetch(`${base}/readyz`)).ok, { what: "readiness", timeoutMs: 60_000, intervalMs: 100 });
       assert.doesNotMatch(second.output(), /API key:/, "keys are printed on the first start only");
       const history = await fetch(`${base}/threads/${threadId}/messages`, { headers: { authorization: apiKey } });
       assert.equal(history.status, 200);

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { encodeCursor } from "../../src/domain/cursors.js";
+import { encodeCursor } from "../../src/domain/shared/cursors.js";
 import type { World } from "./support.js";
 
 /** fast-check generators of hostile input: odd strings and numbers, spoiled JSON, bad cursors, junk credentials. */

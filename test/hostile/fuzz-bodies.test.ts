@@ -4,7 +4,7 @@ import { forEachDatabase } from "../support/harness.js";
 import { nearValidBody, refusedBody } from "./arbitraries.js";
 import { assertDocumented, assertRefused, buildWorld, endpoints, nameOf, property, unchanged, validRequest, type World } from "./support.js";
 
-const bodyEndpoints = endpoints.filter((endpoint) => endpoint.body !== undefined);
+const bodyEndpoints = () => endpoints.filter((endpoint) => endpoint.body !== undefined);
 
 const preview = (payload: unknown) => {
   const text = typeof payload === "string" ? payload : Buffer.isBuffer(payload) ? payload.toString("latin1") : JSON.stringify(payload);
@@ -21,7 +21,7 @@ forEachDatabase("hostile request bodies", (h) => {
   });
 
   test("a valid body with fields replaced by junk, removed or added never causes a server error, and refusals are documented", async () => {
-    for (const endpoint of bodyEndpoints) {
+    for (const endpoint of bodyEndpoints()) {
       await property(
         nearValidBody(endpoint.body!(playground)),
         async (body) => {
@@ -35,7 +35,7 @@ forEachDatabase("hostile request bodies", (h) => {
   });
 
   test("lone surrogates in any string field are stored as U+FFFD, never a server error", async () => {
-    for (const endpoint of bodyEndpoints) {
+    for (const endpoint of bodyEndpoints()) {
       const valid = endpoint.body!(playground) as Record<string, unknown>;
       const body = Object.fromEntries(Object.entries(valid).map(([key, value]) => [key, typeof value === "string" ? `${value}\ud800` : value]));
       const request = validRequest(endpoint, playground);
@@ -48,7 +48,7 @@ forEachDatabase("hostile request bodies", (h) => {
 
   test("bodies no model accepts (other JSON types, invalid or truncated JSON, foreign content types, a mistyped field) are refused and change nothing", async () => {
     await unchanged(h(), fortress.organizationId, async () => {
-      for (const endpoint of bodyEndpoints) {
+      for (const endpoint of bodyEndpoints()) {
         const request = validRequest(endpoint, fortress);
         await property(
           refusedBody(endpoint.body!(fortress)),
@@ -64,7 +64,7 @@ forEachDatabase("hostile request bodies", (h) => {
 
   test("an absent body and a JSON null body are a missing body on every endpoint that takes one", async () => {
     await unchanged(h(), fortress.organizationId, async () => {
-      for (const endpoint of bodyEndpoints) {
+      for (const endpoint of bodyEndpoints()) {
         const { payload: _valid, ...request } = validRequest(endpoint, fortress);
         for (const payload of [undefined, "null"]) {
           const response = await h().request({ ...request, headers: { ...request.headers, "content-type": "application/json" }, ...(payload === undefined ? {} : { payload }) });

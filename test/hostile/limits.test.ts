@@ -3,7 +3,7 @@ import { before, test } from "node:test";
 import { adminKey, forEachDatabase } from "../support/harness.js";
 import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, unchanged, validRequest, type World } from "./support.js";
 
-const bodyEndpoints = endpoints.filter((candidate) => candidate.body !== undefined);
+const bodyEndpoints = () => endpoints.filter((candidate) => candidate.body !== undefined);
 const parseError = { detail: "There was an error parsing the body" };
 const nested = (depth: number, open = "[", close = "]") => `${open.repeat(depth)}${close.repeat(depth)}`;
 const nestedObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
@@ -28,7 +28,7 @@ forEachDatabase("limits on request size, length and shape", (h) => {
   test("a body over BODY_LIMIT_BYTES is 413 with a detail on every endpoint that takes one, and nothing is stored", async () => {
     assert.equal(h().config.bodyLimitBytes, 1_048_576);
     await unchanged(h(), fortress.organizationId, async () => {
-      for (const target of bodyEndpoints) {
+      for (const target of bodyEndpoints()) {
         const request = validRequest(target, fortress);
         const payload = JSON.stringify({ ...target.body!(fortress), padding: "x".repeat(h().config.bodyLimitBytes) });
         const response = await h().request({ ...request, headers: { ...request.headers, "content-type": "application/json" }, payload });
@@ -90,7 +90,7 @@ forEachDatabase("limits on request size, length and shape", (h) => {
 
   test("JSON nested more than 1,000 levels is 400 'There was an error parsing the body' (CPython's RecursionError); 1,000 levels is a 422", async () => {
     await unchanged(h(), fortress.organizationId, async () => {
-      for (const target of bodyEndpoints) {
+      for (const target of bodyEndpoints()) {
         const request = validRequest(target, fortress);
         const headers = { ...request.headers, "content-type": "application/json" };
         const firstField = JSON.stringify(Object.keys(target.body!(fortress))[0]);
@@ -140,7 +140,7 @@ forEachDatabase("limits on request size, length and shape", (h) => {
   test("a body that is not valid UTF-8 is 400 'There was an error parsing the body' on every endpoint that takes one", async () => {
     const invalid = [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]];
     await unchanged(h(), fortress.organizationId, async () => {
-      for (const target of bodyEndpoints) {
+      for (const target of bodyEndpoints()) {
         const request = validRequest(target, fortress);
         for (const bytes of invalid) {
           const payload = Buffer.concat([Buffer.from('{"thread_id":"'), Buffer.from(bytes), Buffer.from('"}')]);

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { InjectOptions } from "fastify";
+import type { FastifyInstance, InjectOptions } from "fastify";
 import WebSocket from "ws";
 import { acmeAgent } from "../support/fixtures.js";
+import { registeredRoutes, type RouteEntry } from "../../src/http/server.js";
 import { adminKey, type Harness, type TestResponse } from "../support/harness.js";
 
 /**
- * Shared ground for the hostile-input suites: a catalogue of every HTTP endpoint with a valid request for each, a
+ * Shared ground for the hostile-input suites: every route the server registers with a valid request for each, a
  * small seeded organization ("world") to aim requests at, the documented error shapes, and a checksum of everything
  * an organization has stored.
  */
@@ -32,9 +33,12 @@ export interface World {
   searchCursor: string;
   callId: string;
   callCursor: string;
+  threadListCursor: string;
   /** An API key and a project that admin requests may revoke or reconfigure without harm to the rest. */
   spareKeyId: string;
   spareProjectId: string;
+  /** A stored simulation run (POST /chat with `simulate.create`). */
+  simulationId: string;
 }
 
 function ok(response: TestResponse, what: string): TestResponse {
@@ -48,8 +52,12 @@ async function scheduleCall(h: Harness, apiKey: string, projectId: string, threa
   return ok(response, "scheduling a call").json<{ id: string }>().id;
 }
 
-/** A new organization with messages, cursors, two scheduled calls, a thread token, a spare key and a spare project. */
+/**
+ * A new organization with messages, cursors, two scheduled calls, a thread token, a spare key and a spare project;
+ * also fills `endpoints` from the server's routes.
+ */
 export async function buildWorld(h: Harness): Promise<World> {
+  catalogue(h.server);
   const { organizationId, apiKey, projectId } = await h.organization(hostileConfig);
   const threadId = await h.thread(apiKey);
   const otherThreadId = await h.thread(apiKey);
@@ -57,16 +65,26 @@ export async function buildWorld(h: Harness): Promise<World> {
     const payload = { thread_id: threadId, message, service_config_name: "support" };
     ok(await h.request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload }), "chatting");
   }
+  const simulation = ok(
+    await h.request({
+      method: "POST",
+      url: "/chat",
+      headers: { authorization: apiKey },
+      payload: { thread_id: threadId, message: "What are your opening hours?", service_config_name: "support", simulate: { max_turns: 1, create: true } },
+    }),
+    "simulating",
+  );
   const get = (url: string) => h.request({ method: "GET", url, headers: { authorization: apiKey } });
   const history = ok(await get(`/threads/${threadId}/messages?limit=2`), "history").json<{ pagination: { cursor: string } }>();
   const search = ok(await get(`/threads/${threadId}/messages/search?query=hours&limit=1`), "search").json<{ pagination: { cursor: string } }>();
   const callId = await scheduleCall(h, apiKey, projectId, threadId);
   await scheduleCall(h, apiKey, projectId, otherThreadId);
   const calls = ok(await get("/calls?limit=1"), "listing calls").json<{ pagination: { cursor: string } }>();
+  const threadList = ok(await get("/threads?limit=1"), "listing threads").json<{ pagination: { cursor: string } }>();
   const token = ok(await h.request({ method: "POST", url: `/threads/${threadId}/token`, headers: { authorization: apiKey } }), "token");
   const spareKey = ok(await h.admin("POST", `/admin/organizations/${organizationId}/api-keys`), "spare key");
   const spareProject = ok(await h.admin("POST", `/admin/organizations/${organizationId}/projects`, { name: "spare", config: {} }), "spare project");
-  assert.ok(history.pagination.cursor && search.pagination.cursor && calls.pagination.cursor, "the world needs every kind of cursor");
+  assert.ok(history.pagination.cursor && search.pagination.cursor && calls.pagination.cursor && threadList.pagination.cursor, "the world needs every kind of cursor");
   return {
     organizationId,
     apiKey,
@@ -78,19 +96,18 @@ export async function buildWorld(h: Harness): Promise<World> {
     searchCursor: search.pagination.cursor,
     callId,
     callCursor: calls.pagination.cursor,
+    threadListCursor: threadList.pagination.cursor,
     spareKeyId: spareKey.json<{ id: string }>().id,
     spareProjectId: spareProject.json<{ id: string }>().id,
+    simulationId: simulation.json<{ extras: { simulation: { id: string } } }>().extras.simulation.id,
   };
 }
 
-/** Who may call an endpoint, as src/http/route.ts declares it; `thread` also takes the thread's own token. */
-export type Access = "public" | "admin" | "apiKey" | "thread";
+/** Who may call an endpoint, as the server's route catalogue reports it; `thread` also takes the thread's own token. */
+export type Access = RouteEntry["access"];
 
-export interface Endpoint {
-  method: "GET" | "POST" | "PUT" | "DELETE";
-  /** Fastify-style route, `:name` for each path parameter. */
-  route: string;
-  access: Access;
+/** A valid request for a route. */
+interface Sample {
   /** Valid values of the path parameters. */
   ids?: (world: World) => Record<string, string>;
   /** A valid query, as ordered pairs so that a name may repeat. */
@@ -103,34 +120,31 @@ export interface Endpoint {
   socket?: boolean;
 }
 
+export interface Endpoint extends Sample {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Fastify-style route, `:name` for each path parameter. */
+  route: string;
+  access: Access;
+}
+
 const thread = (world: World) => ({ thread_id: world.threadId });
 const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 
-/** Every HTTP route of the service (src/http/*.ts), with a valid request for each. */
-export const endpoints: Endpoint[] = [
-  { method: "POST", route: "/threads", access: "apiKey", body: () => ({ type: "NORMAL", timezone: "Europe/Amsterdam", project_name: "support", json_input: '{"plan":"gold"}' }) },
-  { method: "GET", route: "/threads/:thread_id", access: "thread", ids: thread },
-  { method: "POST", route: "/threads/:thread_id/token", access: "apiKey", ids: thread },
-  { method: "POST", route: "/threads/:thread_id/json-input", access: "apiKey", ids: thread, body: () => ({ project_name: "support", json_input: '{"plan":"gold"}' }) },
-  {
-    method: "POST",
-    route: "/chat",
-    access: "thread",
+/** A valid request for every route, by `METHOD route`. */
+const samples: Record<string, Sample> = {
+  "POST /threads": { body: () => ({ type: "NORMAL", timezone: "Europe/Amsterdam", project_name: "support", json_input: '{"plan":"gold"}' }) },
+  "GET /threads": { query: (w) => [["project_name", "support"], ["type", "NORMAL"], ["cursor", w.threadListCursor], ["limit", "5"]] },
+  "GET /threads/:thread_id": { ids: thread },
+  "POST /threads/:thread_id/token": { ids: thread },
+  "POST /threads/:thread_id/json-input": { ids: thread, body: () => ({ project_name: "support", json_input: '{"plan":"gold"}' }) },
+  "POST /chat": {
     body: (w) => ({ thread_id: w.threadId, message: "What are your opening hours?", service_config_name: "support", streaming: false, start_new_conversation: false, user_type: "user" }),
   },
-  { method: "GET", route: "/threads/:thread_id/messages", access: "thread", ids: thread, query: (w) => [["cursor", w.historyCursor], ["newer", "false"], ["limit", "5"]] },
-  {
-    method: "GET",
-    route: "/threads/:thread_id/messages/search",
-    access: "thread",
-    ids: thread,
-    query: (w) => [["query", "hours"], ["cursor", w.searchCursor], ["limit", "2"], ["context", "1"]],
-  },
-  { method: "GET", route: "/threads/:thread_id/events", access: "thread", ids: thread, query: () => [["after", "0"]], socket: true },
-  {
-    method: "GET",
-    route: "/calls",
-    access: "apiKey",
+  "GET /simulations/:simulation_id": { ids: (w) => ({ simulation_id: w.simulationId }) },
+  "GET /threads/:thread_id/messages": { ids: thread, query: (w) => [["cursor", w.historyCursor], ["newer", "false"], ["limit", "5"]] },
+  "GET /threads/:thread_id/messages/search": { ids: thread, query: (w) => [["query", "hours"], ["cursor", w.searchCursor], ["limit", "2"], ["context", "1"]] },
+  "GET /threads/:thread_id/events": { ids: thread, query: () => [["after", "0"]], socket: true },
+  "GET /calls": {
     query: (w) => [
       ["status", "scheduled"],
       ["status", "queued"],
@@ -144,47 +158,60 @@ export const endpoints: Endpoint[] = [
       ["limit", "5"],
     ],
   },
-  { method: "GET", route: "/calls/:call_id", access: "apiKey", ids: (w) => ({ call_id: w.callId }) },
-  { method: "GET", route: "/calls/:call_id/ws", access: "public", ids: (w) => ({ call_id: w.callId }), query: () => [["token", "not-a-join-token"], ["audio", "false"]], socket: true },
-  {
-    method: "POST",
-    route: "/voice/:thread_id/phone-call",
-    access: "apiKey",
+  "GET /calls/:call_id": { ids: (w) => ({ call_id: w.callId }) },
+  "GET /calls/:call_id/ws": { ids: (w) => ({ call_id: w.callId }), query: () => [["token", "not-a-join-token"], ["audio", "false"]], socket: true },
+  "POST /voice/:thread_id/phone-call": {
     ids: thread,
     body: (w) => ({ callee: "+14155552671", project_id: w.projectId, scheduled_for: inADay(), voice_provider_account_id: accountId }),
   },
-  { method: "DELETE", route: "/voice/:thread_id/phone-call", access: "apiKey", ids: thread },
-  { method: "POST", route: "/voice/:thread_id/web-call", access: "thread", ids: thread, body: (w) => ({ project_id: w.projectId, voice_provider_account_id: accountId }) },
-  { method: "GET", route: "/recordings/:file", access: "public", ids: (w) => ({ file: `${w.callId}.wav` }), query: () => [["expires", "4102444800"], ["signature", "0".repeat(64)]] },
-  {
-    method: "POST",
-    route: "/legacy/chat",
-    access: "thread",
+  "DELETE /voice/:thread_id/phone-call": { ids: thread },
+  "POST /voice/:thread_id/web-call": { ids: thread, body: (w) => ({ project_id: w.projectId, voice_provider_account_id: accountId }) },
+  "GET /recordings/:file": { ids: (w) => ({ file: `${w.callId}.wav` }), query: () => [["expires", "4102444800"], ["signature", "0".repeat(64)]] },
+  "POST /legacy/chat": {
     body: (w) => ({ thread_id: w.threadId, message: "Where is the office located?", service_mode_name: "support", streaming: false, start_new_conversation: false }),
   },
-  { method: "POST", route: "/legacy/create_thread", access: "apiKey" },
-  { method: "POST", route: "/legacy/retrieve_conversations", access: "thread", query: (w) => [["thread_id", w.threadId], ["page", "1"], ["limit", "10"]] },
-  { method: "POST", route: "/legacy/end_conversation", access: "apiKey", body: thread },
-  { method: "POST", route: "/legacy/get_followup", access: "thread", body: (w) => ({ thread_id: w.threadId, streaming: false, service_mode_name: "support", start_new_conversation: false }) },
-  { method: "POST", route: "/legacy/retrieve_conversation_summary", access: "apiKey", body: thread, summaryShape: true },
-  { method: "POST", route: "/legacy/generate-token/:thread_id", access: "apiKey", ids: thread },
-  { method: "POST", route: "/admin/organizations", access: "admin", body: () => ({ name: "Fuzzed organization" }) },
-  { method: "POST", route: "/admin/organizations/:org_id/api-keys", access: "admin", ids: (w) => ({ org_id: w.organizationId }) },
-  { method: "DELETE", route: "/admin/api-keys/:key_id", access: "admin", ids: (w) => ({ key_id: w.spareKeyId }) },
-  { method: "POST", route: "/admin/organizations/:org_id/projects", access: "admin", ids: (w) => ({ org_id: w.organizationId }), body: () => ({ name: "fuzzed", config: {} }) },
-  {
-    method: "PUT",
-    route: "/admin/projects/:project_id/config",
-    access: "admin",
-    ids: (w) => ({ project_id: w.spareProjectId }),
-    body: () => ({ config: { conversation: { lock_on_end: false } } }),
-  },
-  { method: "GET", route: "/admin/projects/:project_id", access: "admin", ids: (w) => ({ project_id: w.spareProjectId }) },
-  { method: "GET", route: "/healthz", access: "public" },
-  { method: "GET", route: "/readyz", access: "public" },
-  { method: "GET", route: "/metrics", access: "public" },
-  { method: "GET", route: "/openapi.json", access: "public" },
-];
+  "POST /legacy/create_thread": {},
+  "POST /legacy/retrieve_conversations": { query: (w) => [["thread_id", w.threadId], ["page", "1"], ["limit", "10"]] },
+  "POST /legacy/end_conversation": { body: thread },
+  "POST /legacy/get_followup": { body: (w) => ({ thread_id: w.threadId, streaming: false, service_mode_name: "support", start_new_conversation: false }) },
+  "POST /legacy/retrieve_conversation_summary": { body: thread, summaryShape: true },
+  "POST /legacy/generate-token/:thread_id": { ids: thread },
+  "POST /admin/organizations": { body: () => ({ name: "Fuzzed organization" }) },
+  "POST /admin/organizations/:org_id/api-keys": { ids: (w) => ({ org_id: w.organizationId }) },
+  "DELETE /admin/api-keys/:key_id": { ids: (w) => ({ key_id: w.spareKeyId }) },
+  "POST /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), body: () => ({ name: "fuzzed", config: {} }) },
+  "PUT /admin/projects/:project_id/config": { ids: (w) => ({ project_id: w.spareProjectId }), body: () => ({ config: { conversation: { lock_on_end: false } } }) },
+  "GET /admin/projects/:project_id": { ids: (w) => ({ project_id: w.spareProjectId }) },
+  "GET /admin/organizations": { query: () => [["limit", "5"]] },
+  "GET /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },
+  "GET /admin/organizations/:org_id/api-keys": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },
+  "POST /admin/api-keys/:key_id/rotate": { ids: (w) => ({ key_id: w.spareKeyId }) },
+  "GET /healthz": {},
+  "GET /readyz": {},
+  "GET /widget.js": {},
+  "GET /metrics": {},
+  "GET /openapi.json": {},
+};
+
+const methodsWithSamples = new Set<string>(["GET", "POST", "PUT", "DELETE"]);
+const keyOf = (entry: RouteEntry) => `${entry.method} ${entry.url}`;
+
+/** Every route the suite's server registers (sockets included) that has a valid request above: no route escapes. */
+export const endpoints: Endpoint[] = [];
+/** Registered routes that have no valid request above: each is a failing test until it gets one. */
+export const unsampledRoutes: string[] = [];
+
+/** Fills the two lists above from a server's route catalogue (`buildWorld` does it for each suite). */
+function catalogue(server: FastifyInstance): void {
+  const routes = registeredRoutes(server);
+  const sampled = routes.flatMap((entry) => {
+    const sample = samples[keyOf(entry)];
+    if (!sample || !methodsWithSamples.has(entry.method)) return [];
+    return [{ method: entry.method as Endpoint["method"], route: entry.url, access: entry.access, ...sample }];
+  });
+  endpoints.splice(0, endpoints.length, ...sampled);
+  unsampledRoutes.splice(0, unsampledRoutes.length, ...routes.filter((entry) => !(keyOf(entry) in samples) || !methodsWithSamples.has(entry.method)).map(keyOf));
+}
 
 export const nameOf = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.route}`;
 

@@ -3,14 +3,14 @@ import { createHmac } from "node:crypto";
 import { before, test } from "node:test";
 import type { InjectOptions } from "fastify";
 import { forEachDatabase, testSecrets } from "../support/harness.js";
-import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, unchanged, validRequest, type Endpoint, type World } from "./support.js";
+import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, unchanged, unsampledRoutes, validRequest, type Endpoint, type World } from "./support.js";
 
 // Extends test/http/threads.test.ts (GET /threads/{id} only) to every endpoint, and to more kinds of forgery.
 
-const tokenEndpoints = endpoints.filter((endpoint) => endpoint.access === "thread");
-const organizationEndpoints = endpoints.filter((endpoint) => endpoint.access === "apiKey");
-const adminEndpoints = endpoints.filter((endpoint) => endpoint.access === "admin");
-const events = endpoint("GET", "/threads/:thread_id/events");
+const tokenEndpoints = () => endpoints.filter((endpoint) => endpoint.access === "thread");
+const organizationEndpoints = () => endpoints.filter((endpoint) => endpoint.access === "apiKey");
+const adminEndpoints = () => endpoints.filter((endpoint) => endpoint.access === "admin");
+const events = () => endpoint("GET", "/threads/:thread_id/events");
 
 /** A request to the endpoint about `threadId` with `authorization`; cursors are left out, being bound to a thread. */
 function aimedAt(endpoint: Endpoint, world: World, threadId: string, authorization: string): InjectOptions {
@@ -70,8 +70,13 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
     world = await buildWorld(h());
   });
 
+  test("every route the server registers is in the hostile catalogue, so no route escapes these suites", () => {
+    assert.deepEqual(unsampledRoutes, []);
+    assert.ok(endpoints.length >= 30, `only ${endpoints.length} routes catalogued`);
+  });
+
   test("the endpoints taking a thread token are exactly those decisions.md lists", () => {
-    assert.deepEqual(tokenEndpoints.map(nameOf).sort(), [
+    assert.deepEqual(tokenEndpoints().map(nameOf).sort(), [
       "GET /threads/:thread_id",
       "GET /threads/:thread_id/events",
       "GET /threads/:thread_id/messages",
@@ -86,12 +91,12 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
 
   test("a thread token is 403 on every organization-level endpoint and 401 on the admin interface, changing nothing", async () => {
     await unchanged(h(), world.organizationId, async () => {
-      for (const endpoint of organizationEndpoints) {
+      for (const endpoint of organizationEndpoints()) {
         const response = await send(h(), endpoint, aimedAt(endpoint, world, world.threadId, world.token));
         assert.equal(response.status, 403, `${nameOf(endpoint)}: ${response.body}`);
         assert.deepEqual(response.json(), { detail: "A thread token cannot be used for this endpoint" });
       }
-      for (const endpoint of adminEndpoints) {
+      for (const endpoint of adminEndpoints()) {
         const response = await send(h(), endpoint, aimedAt(endpoint, world, world.threadId, `Bearer ${world.token}`));
         assert.equal(response.status, 401, `${nameOf(endpoint)}: ${response.body}`);
         assertDocumented(endpoint, response, nameOf(endpoint));
@@ -102,7 +107,7 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
   test("a thread token is 403 on another thread of its organization and on another organization's thread, changing nothing", async () => {
     const stranger = await buildWorld(h());
     await unchanged(h(), world.organizationId, async () => {
-      for (const endpoint of tokenEndpoints) {
+      for (const endpoint of tokenEndpoints()) {
         for (const [threadId, token] of [
           [world.otherThreadId, world.token],
           [world.threadId, stranger.token],
@@ -132,15 +137,15 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
 
   test("the events socket refuses a forged token given as the token query parameter with 401", async () => {
     for (const [name, token] of forgeries(world)) {
-      const response = await send(h(), events, { method: "GET", url: `/threads/${world.threadId}/events?token=${encodeURIComponent(token)}` });
+      const response = await send(h(), events(), { method: "GET", url: `/threads/${world.threadId}/events?token=${encodeURIComponent(token)}` });
       assert.equal(response.status, 401, `${name}: ${response.body}`);
-      assertDocumented(events, response, name);
+      assertDocumented(events(), response, name);
     }
   });
 
   // Last: the web call it starts changes the thread in the background.
   test("a thread token opens its own thread on every endpoint that takes one, raw or as Bearer", async () => {
-    for (const [index, endpoint] of tokenEndpoints.entries()) {
+    for (const [index, endpoint] of tokenEndpoints().entries()) {
       const authorization = index % 2 === 0 ? world.token : `bearer  ${world.token}`;
       const response = await send(h(), endpoint, aimedAt(endpoint, world, world.threadId, authorization));
       const accepted = endpoint.socket ? response.status === 101 : response.status >= 200 && response.status < 300;

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { changeTags } from "../../src/domain/invalidation.js";
+import { changeTags } from "../../src/domain/cache/invalidation.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 import { afterNotified } from "../support/invalidations.js";
 import { startFakeAnthropic, startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
+import { eventually } from "../support/polling.js";
 
 interface HistoryPage {
   messages: { role: string; message: string }[];
@@ -11,14 +12,6 @@ interface HistoryPage {
 
 async function history(h: Harness, apiKey: string, threadId: string): Promise<HistoryPage["messages"]> {
   return (await h.request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } })).json<HistoryPage>().messages;
-}
-
-async function waitFor(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("condition not reached");
 }
 
 forEachDatabase(
@@ -154,7 +147,7 @@ forEachDatabase(
       const reader = response.body!.getReader();
       await reader.read();
       controller.abort();
-      await waitFor(async () => (await history(h(), apiKey, threadId)).some((m) => m.role === "assistant"));
+      await eventually(async () => (await history(h(), apiKey, threadId)).some((m) => m.role === "assistant"), { what: "the stored reply", timeoutMs: 5_000, intervalMs: 50 });
       assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => m.message), ["tell me", "slow but complete"]);
     });
   },

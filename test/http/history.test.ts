@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { uuidv7 } from "../../src/domain/ids.js";
-import { changeTags } from "../../src/domain/invalidation.js";
-import { ConversationsStore } from "../../src/store/messages-store.js";
+import { uuidv7 } from "../../src/domain/shared/ids.js";
+import { changeTags } from "../../src/domain/cache/invalidation.js";
+import { ConversationsStore } from "../../src/store/conversations-store.js";
 import { Notifier } from "../../src/store/notifier.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";

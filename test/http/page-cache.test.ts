@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { uuidv7 } from "../../src/domain/ids.js";
-import { changeTags } from "../../src/domain/invalidation.js";
+import { uuidv7 } from "../../src/domain/shared/ids.js";
+import { changeTags } from "../../src/domain/cache/invalidation.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 import { afterNotified } from "../support/invalidations.js";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Db } from "../../src/store/db.js";
+import type { Db } from "../../src/domain/shared/database.js";
 import { migrate } from "../../src/store/migrate.js";
 import { openPglite } from "../../src/store/pglite-db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";

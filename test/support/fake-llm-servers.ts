@@ -8,7 +8,11 @@
  *   server.requests[0]?.json;                                   // what the adapter sent, parsed
  *   await server.close();
  *
- * A behaviour array is a script: request n gets entry n, and the last entry repeats.
+ * A behaviour array is a script: request n gets entry n, and the last entry repeats. A function instead answers each
+ * request by what it asks (`server.setBehaviour((request) => …)`).
+ *
+ * An Anthropic request that forces a tool (`tool_choice: {type: "tool", name}`, how structured output is asked for)
+ * gets the chunks as that tool call's `input_json_delta` pieces.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -48,11 +52,13 @@ export interface CapturedRequest {
   json: unknown;
 }
 
+export type FakeResponder = (request: CapturedRequest) => FakeBehaviour;
+
 export interface FakeLlmServer {
   /** The base URL to configure: `http://127.0.0.1:<port>/v1` for OpenAI, `http://127.0.0.1:<port>` for Anthropic. */
   url: string;
   requests: CapturedRequest[];
-  setBehaviour(behaviour: FakeBehaviour | FakeBehaviour[]): void;
+  setBehaviour(behaviour: FakeBehaviour | FakeBehaviour[] | FakeResponder): void;
   close(): Promise<void>;
 }
 
@@ -102,6 +108,10 @@ const protocols = {
       sse("ping", { type: "ping" }),
     ],
     text: (chunk: string): string => sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: chunk } }),
+    toolOpening: (name: string): string =>
+      sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_fake", name, input: {} } }),
+    toolInput: (chunk: string): string =>
+      sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: chunk } }),
     ending: (): string[] => [
       sse("content_block_stop", { type: "content_block_stop", index: 0 }),
       sse("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 12 } }),
@@ -135,7 +145,14 @@ async function cut(res: ServerResponse): Promise<void> {
   res.destroy();
 }
 
-async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
+/** The tool an Anthropic request forces, if any. */
+function forcedTool(json: unknown): string | undefined {
+  if (typeof json !== "object" || json === null) return undefined;
+  const choice = (json as { tool_choice?: { type?: unknown; name?: unknown } }).tool_choice;
+  return choice?.type === "tool" && typeof choice.name === "string" ? choice.name : undefined;
+}
+
+async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour, tool: string | undefined): Promise<void> {
   if (behaviour.hang) return;
   if (behaviour.status !== undefined) {
     const body = errorBody(vendor, behaviour.status, behaviour.errorMessage ?? "fake upstream error");
@@ -144,14 +161,15 @@ async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehavio
   }
   const protocol = protocols[vendor];
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  for (const event of protocol.opening()) await writeEvent(res, event, behaviour);
+  const opening = vendor === "anthropic" && tool ? [...protocols.anthropic.opening().slice(0, 1), protocols.anthropic.toolOpening(tool)] : protocol.opening();
+  for (const event of opening) await writeEvent(res, event, behaviour);
   const chunks = behaviour.chunks ?? DEFAULT_CHUNKS;
   for (const [index, chunk] of chunks.entries()) {
     const delay = index === 0 ? behaviour.firstChunkDelayMs : behaviour.chunkDelayMs;
     if (delay) await sleep(delay);
     if (res.destroyed) return;
     if (behaviour.cutAfterChunks === index) return cut(res);
-    await writeEvent(res, protocol.text(chunk), behaviour);
+    await writeEvent(res, vendor === "anthropic" && tool ? protocols.anthropic.toolInput(chunk) : protocol.text(chunk), behaviour);
   }
   if (behaviour.cutAfterChunks !== undefined && behaviour.cutAfterChunks >= chunks.length) return cut(res);
   if (behaviour.streamError) await writeEvent(res, protocol.error(behaviour.errorMessage ?? "fake overload"), behaviour);
@@ -161,7 +179,7 @@ async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehavio
 
 async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[]): Promise<FakeLlmServer> {
   const path = vendor === "openai" ? "/v1/chat/completions" : "/v1/messages";
-  let script = Array.isArray(initial) ? initial : [initial];
+  let script: FakeBehaviour[] | FakeResponder = Array.isArray(initial) ? initial : [initial];
   let scriptStart = 0;
   const requests: CapturedRequest[] = [];
 
@@ -176,14 +194,15 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
       } catch {
         // Not JSON: `json` stays undefined and `body` shows exactly what was sent.
       }
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json });
+      const captured = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json };
+      requests.push(captured);
       if (req.method !== "POST" || req.url !== path) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(errorBody(vendor, 404, `no route ${req.url ?? ""}`)));
         return;
       }
       const turn = requests.length - 1 - scriptStart;
-      const behaviour = script[Math.min(turn, script.length - 1)] ?? {};
-      reply(vendor, res, behaviour).catch(() => res.destroy());
+      const behaviour = typeof script === "function" ? script(captured) : (script[Math.min(turn, script.length - 1)] ?? {});
+      reply(vendor, res, behaviour, forcedTool(json)).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -193,7 +212,7 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
     url: vendor === "openai" ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`,
     requests,
     setBehaviour(behaviour) {
-      script = Array.isArray(behaviour) ? behaviour : [behaviour];
+      script = Array.isArray(behaviour) || typeof behaviour === "function" ? behaviour : [behaviour];
       scriptStart = requests.length;
     },
     close() {

@@ -1,5 +1,5 @@
-import { cacheChannel } from "../../src/domain/invalidation.js";
-import type { Db, ListenerStateHandler } from "../../src/store/db.js";
+import { cacheChannel } from "../../src/domain/cache/invalidation.js";
+import type { Db, ListenerStateHandler } from "../../src/domain/shared/database.js";
 
 /**
  * Runs a write made behind the apps' backs (straight SQL, as another instance would) and returns once the
@@ -41,6 +41,7 @@ export function controlledListener(inner: Db): ControlledListener {
     kind: inner.kind,
     query: (sql, params) => inner.query(sql, params),
     transaction: (work) => inner.transaction(work),
+    exec: (script) => inner.exec(script),
     listen: (channel, handler) =>
       inner.listen(channel, (payload) => {
         if (!connected) return;

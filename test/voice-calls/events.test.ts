@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import pino from "pino";
-import { EventsService } from "../../src/domain/events.js";
+import { EventsService } from "../../src/domain/events/events-service.js";
 import { EventsStore } from "../../src/store/events-store.js";
 import { forEachVoiceDatabase, listen, TestSocket } from "./support.js";
 

@@ -1,15 +1,16 @@
-import type { CallSummaryView } from "../../src/domain/call-views.js";
+import type { CallSummaryView } from "../../src/domain/calls/call-views.js";
 import { after, before, describe } from "node:test";
 import type { InjectOptions } from "fastify";
 import pino from "pino";
 import WebSocket from "ws";
 import { createApp, type App } from "../../src/app.js";
-import type { VoiceSettings } from "../../src/domain/voice-settings.js";
-import type { Db } from "../../src/store/db.js";
+import type { VoiceSettings } from "../../src/domain/calls/voice-settings.js";
+import type { Db } from "../../src/domain/shared/database.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { openedDatabases, type TestDatabase } from "../support/databases.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, testConfig, type TestResponse } from "../support/harness.js";
+import { pollUntil } from "../support/polling.js";
 
 export const accountId = "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01";
 export const secondAccountId = "0b4f9a52-7c1e-4d0a-8f3e-9d2b6c5a4e02";
@@ -132,13 +133,8 @@ export async function waitForCall(
   done: (call: CallDetail) => boolean,
   timeoutMs = 15_000,
 ): Promise<CallDetail> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const call = (await request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
-    if (done(call)) return call;
-    if (Date.now() > deadline) throw new Error(`call ${callId} did not get there in time: ${JSON.stringify(call)}`);
-    await sleep(50);
-  }
+  const read = async () => (await request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+  return pollUntil(read, done, { what: `call ${callId}`, timeoutMs, intervalMs: 50 });
 }
 
 export const processed = (call: CallDetail) => (call.status === "ended" || call.status === "error") && call.call_analysis !== null;

@@ -1,6 +1,6 @@
 import { OptionalKind, type TSchema } from "@sinclair/typebox";
 import { validateDateTime } from "./datetime.js";
-import type { Loc, RequestPart, ValidationIssue } from "./issues.js";
+import type { Loc, RequestPart, ValidationIssue } from "../../domain/shared/validation-issue.js";
 import type { LeafError, Outcome } from "./outcome.js";
 import { isPlainObject, setOwn } from "./plain-object.js";
 import { plural, validateBoolean, validateChoice, validateInteger, validateNumber, validateString } from "./scalars.js";

@@ -81,7 +81,11 @@ class AnthropicDeltaReader implements DeltaReader {
     }
     if (type !== "content_block_delta") return "";
     const delta = payload["delta"];
-    return isRecord(delta) && delta["type"] === "text_delta" && typeof delta["text"] === "string" ? delta["text"] : "";
+    if (!isRecord(delta)) return "";
+    if (delta["type"] === "text_delta" && typeof delta["text"] === "string") return delta["text"];
+    // A forced tool call (structured output) streams its input as JSON text in pieces.
+    if (delta["type"] === "input_json_delta" && typeof delta["partial_json"] === "string") return delta["partial_json"];
+    return "";
   }
 
   checkEndOfBody(): void {
@@ -113,6 +117,18 @@ export class AnthropicProvider extends HttpLlmProvider {
         ...(system === "" ? {} : { system }),
         messages: turns,
         stream: true,
+        ...(request.structuredOutput
+          ? {
+              tools: [
+                {
+                  name: request.structuredOutput.name,
+                  description: request.structuredOutput.description,
+                  input_schema: request.structuredOutput.schema,
+                },
+              ],
+              tool_choice: { type: "tool", name: request.structuredOutput.name },
+            }
+          : {}),
       },
     };
   }

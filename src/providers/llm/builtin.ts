@@ -1,4 +1,5 @@
 import { Bm25Index } from "./bm25.js";
+import { contextAnswer, fillFromContext, followUp, selfDescription, slotsAskedBy, slotsIn } from "./builtin-dialogue.js";
 import { closeSentence, extractiveSummary } from "./extractive-summary.js";
 import { abortedError } from "./provider-errors.js";
 import { tokenize } from "./text-tokens.js";
@@ -43,19 +44,28 @@ function conversationOf(messages: readonly PromptMessage[]): PromptMessage[] {
 }
 
 /**
- * The best knowledge answer for the last user message when it is relevant enough; otherwise the greeting if that
- * message opens the conversation, else the fallback.
+ * The reply to the last user message, by the first rule that applies: what the agent is, when asked; a field of
+ * the thread's context the user asks about; the details the agent's previous message asked for, when the user gives
+ * them; the best knowledge answer when it is relevant enough (or, when that answer asks for details the message
+ * already gives, their acknowledgement); otherwise the greeting if the message opens the conversation, else the
+ * fallback. `{{key}}` in the agent's texts is filled from the context.
  */
-export function builtinReply(settings: BuiltinSettings, messages: readonly PromptMessage[]): string {
+export function builtinReply(settings: BuiltinSettings, messages: readonly PromptMessage[], context: Readonly<Record<string, unknown>> = {}): string {
   const conversation = conversationOf(messages);
   let lastUser = conversation.length - 1;
   while (lastUser >= 0 && conversation[lastUser]?.role !== "user") lastUser--;
   const question = conversation[lastUser];
-  if (!question) return settings.greeting;
+  if (!question) return fillFromContext(settings.greeting, context);
+  const direct = selfDescription(question.content, settings.knowledge.map((entry) => entry.question)) ?? contextAnswer(question.content, context);
+  if (direct) return direct;
+  const given = slotsIn(question.content);
+  const previous = conversation.slice(0, lastUser).reverse().find((message) => message.role === "assistant");
+  const answered = previous ? followUp(slotsAskedBy(previous.content), given) : undefined;
+  if (answered) return answered;
   const best = indexFor(settings.knowledge).rank(tokenize(question.content))[0];
   const entry = best && best.relevance >= MIN_RELEVANCE ? settings.knowledge[best.index] : undefined;
-  if (entry) return entry.answer;
-  return lastUser === 0 ? settings.greeting : settings.fallback;
+  if (entry) return followUp(slotsAskedBy(entry.answer), given) ?? fillFromContext(entry.answer, context);
+  return fillFromContext(lastUser === 0 ? settings.greeting : settings.fallback, context);
 }
 
 /**
@@ -77,10 +87,14 @@ export function builtinFollowup(settings: BuiltinSettings, messages: readonly Pr
   return `${CHECK_IN_PREFIX} ${settings.greeting}`;
 }
 
-export function builtinText(settings: BuiltinSettings, request: Pick<LlmRequest, "task" | "messages">): string {
+export function builtinText(
+  settings: BuiltinSettings,
+  request: Pick<LlmRequest, "task" | "messages">,
+  context: Readonly<Record<string, unknown>> = {},
+): string {
   switch (request.task) {
     case "reply":
-      return builtinReply(settings, request.messages);
+      return builtinReply(settings, request.messages, context);
     case "followup":
       return builtinFollowup(settings, request.messages);
     case "summary":
@@ -96,15 +110,20 @@ export function wordChunks(text: string): string[] {
 
 /**
  * The embedded default agent: offline, deterministic, and no language model. It answers from the project's
- * knowledge entries, greets, falls back, follows up and summarizes by the rules above, streamed word by word.
+ * knowledge entries and the thread's context, follows up on what it asked, greets, falls back, sends follow-ups and
+ * summarizes by the rules above, streamed word by word.
  */
 export class BuiltinProvider implements LlmProvider {
   readonly name = "builtin";
 
-  constructor(private readonly settings: BuiltinSettings) {}
+  constructor(
+    private readonly settings: BuiltinSettings,
+    /** The thread's JSON context: the built-in agent cannot read it from the system prompt as a model would. */
+    private readonly context: Readonly<Record<string, unknown>> = {},
+  ) {}
 
   async *stream(request: LlmRequest): AsyncGenerator<string> {
-    for (const word of wordChunks(builtinText(this.settings, request))) {
+    for (const word of wordChunks(builtinText(this.settings, request, this.context))) {
       if (request.signal?.aborted) throw abortedError();
       yield word;
     }

@@ -83,6 +83,19 @@ export class OpenAiProvider extends HttpLlmProvider {
         temperature,
         max_tokens: maxTokens,
         stream: true,
+        ...(request.structuredOutput
+          ? {
+              response_format: {
+                type: "json_schema",
+                json_schema: {
+                  name: request.structuredOutput.name,
+                  description: request.structuredOutput.description,
+                  schema: request.structuredOutput.schema,
+                  strict: true,
+                },
+              },
+            }
+          : {}),
       },
     };
   }

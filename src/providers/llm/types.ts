@@ -10,10 +10,22 @@ export interface PromptMessage {
  */
 export type AgentTask = "reply" | "followup" | "summary" | "analysis";
 
+/**
+ * Asks for one JSON object matching `schema` (a JSON Schema in the strict subset vendors accept: every property
+ * required, `additionalProperties: false`). OpenAI-compatible servers get it as `response_format` `json_schema`;
+ * Anthropic as a forced tool call whose input is the object; the streamed text is then that object's JSON.
+ */
+export interface StructuredOutput {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
 export interface LlmRequest {
   messages: PromptMessage[];
   task: AgentTask;
   signal?: AbortSignal;
+  structuredOutput?: StructuredOutput;
 }
 
 export interface LlmProvider {

@@ -1,4 +1,4 @@
-import type { SpeechConfig } from "../../domain/project-config.js";
+import type { SpeechConfig } from "../../domain/projects/project-config.js";
 import { EspeakPool, EspeakTts } from "./espeak-tts.js";
 import { SpeechUnavailableError } from "./errors.js";
 import { OpenAiStt } from "./openai-stt.js";

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Speaker, SpeechSynthesizer, SynthesizedSpeech } from "./speech.js";
+import type { Speaker } from "./speakers.js";
+import type { SpeechSynthesizer, SynthesizedSpeech } from "./speech.js";
 import { decodeWav, type PcmAudio } from "./wav.js";
 import { alignWords, speechTokens } from "./word-timing.js";
 

@@ -1,4 +1,5 @@
-import type { Speaker, SpeechSynthesizer, WordTiming } from "./speech.js";
+import type { Speaker } from "./speakers.js";
+import type { SpeechSynthesizer, WordTiming } from "./speech.js";
 import { encodeWav } from "./wav.js";
 
 /** eSpeak NG's own rate, so that its clips go into the recording unchanged; other rates are resampled to it. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import type { DisconnectionReason } from "../../domain/call-states.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import { ProviderError } from "../llm/types.js";
 import { pcmToBytes } from "../speech/audio.js";
 import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
 import type { TextToSpeech } from "../speech/types.js";
@@ -282,7 +283,8 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
     } catch (error) {
       if (signal.aborted) return undefined;
       this.options.log.warn({ err: error, callId: request.callId }, "the agent failed during a call");
-      await this.sink.ended(request.callId, "error_llm_websocket_runtime");
+      // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
+      await this.sink.ended(request.callId, error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
       return undefined;
     }
   }

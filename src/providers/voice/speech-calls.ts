@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
-import type { CallMedia } from "../../domain/call-lifecycle.js";
-import type { DisconnectionReason } from "../../domain/call-states.js";
+import type { CallMedia } from "../../domain/calls/call-lifecycle.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import type { SpeechEngines } from "../speech/engines.js";
+import { ProviderError } from "../llm/types.js";
 import { SpeechUnavailableError } from "../speech/errors.js";
 import { CallRecorder } from "../speech/pipeline/call-recorder.js";
 import type { AudioTransport } from "../speech/pipeline/transport.js";
@@ -55,7 +56,9 @@ export class SpeechCalls {
       recorder,
       failed: (stage, error) => {
         log.warn({ err: error, callId: request.callId, stage }, "a stage of a call's speech pipeline failed");
-        failed(stage === "agent" ? "error_llm_websocket_runtime" : "error_speech_unavailable");
+        // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
+        if (stage !== "agent") failed("error_speech_unavailable");
+        else failed(error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
       },
       ...(this.options.onTurnLatency ? { onTurnLatency: this.options.onTurnLatency } : {}),
       log,

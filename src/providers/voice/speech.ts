@@ -1,4 +1,5 @@
 import { EspeakSynthesizer } from "./espeak-synthesizer.js";
+import type { Speaker } from "./speakers.js";
 import { ToneSynthesizer } from "./tone-synthesizer.js";
 
 export interface WordTiming {
@@ -14,8 +15,6 @@ export interface SynthesizedSpeech {
   /** Word timings in seconds from the start of this clip: one per word of the text (see `speechTokens`), in order. */
   words: WordTiming[];
 }
-
-export type Speaker = "agent" | "user";
 
 export interface SpeechSynthesizer {
   readonly name: string;

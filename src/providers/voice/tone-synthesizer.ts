@@ -1,4 +1,5 @@
-import type { Speaker, SpeechSynthesizer, SynthesizedSpeech, WordTiming } from "./speech.js";
+import type { Speaker } from "./speakers.js";
+import type { SpeechSynthesizer, SynthesizedSpeech, WordTiming } from "./speech.js";
 import { type PauseAfter, type SpeechToken, speechTokens } from "./word-timing.js";
 
 const SAMPLE_RATE = 22050;

@@ -1,5 +1,6 @@
-import type { DisconnectionReason } from "../../domain/call-states.js";
-import type { ProjectConfig } from "../../domain/project-config.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { ProjectConfig } from "../../domain/projects/project-config.js";
+import type { Speaker } from "./speakers.js";
 import type { SpeechKeys } from "../speech/engines.js";
 
 /**
@@ -8,8 +9,6 @@ import type { SpeechKeys } from "../speech/engines.js";
  * `VoiceAgent`: the edge that a real vendor's WebSocket LLM connection would reach. Transcripts, recordings and
  * analysis are the domain's business, done after the call from what the agent recorded.
  */
-
-export type Speaker = "agent" | "user";
 
 export interface TranscriptItem {
   role: Speaker;

@@ -1,5 +1,6 @@
 import type { LlmProvider, PromptMessage } from "../llm/types.js";
 import type { TranscriptItem, VoiceAgent } from "./types.js";
+import { roleOfSpeaker } from "./speakers.js";
 
 export interface VoiceAgentSessionOptions {
   llm: LlmProvider;
@@ -35,7 +36,7 @@ export class VoiceAgentSession implements VoiceAgent {
       const history = this.options.maxHistoryMessages > 0 ? transcript.slice(-this.options.maxHistoryMessages) : [];
       const messages: PromptMessage[] = [
         ...this.options.preamble(),
-        ...history.map((item): PromptMessage => ({ role: item.role === "agent" ? "assistant" : "user", content: item.content })),
+        ...history.map((item): PromptMessage => ({ role: roleOfSpeaker(item.role), content: item.content })),
       ];
       let text = "";
       try {

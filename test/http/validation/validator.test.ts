@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Type, type TSchema } from "@sinclair/typebox";
-import type { ValidationIssue } from "../../../src/http/validation/issues.js";
+import type { ValidationIssue } from "../../../src/domain/shared/validation-issue.js";
 import { jsonInvalidIssue, validatePart } from "../../../src/http/validation/validator.js";
 
 /** Validates `raw` as the body field `v` and returns the issues. */

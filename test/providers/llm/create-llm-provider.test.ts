@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { withDefaults } from "../../../src/domain/project-config.js";
+import { withDefaults } from "../../../src/domain/projects/project-config.js";
 import { createLlmProvider } from "../../../src/providers/llm/index.js";
 import { startFakeAnthropic, startFakeOpenAi } from "../../support/fake-llm-servers.js";
 import { collect } from "./helpers.js";

@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { OpenAiProvider, type OpenAiSettings } from "../../../src/providers/llm/openai.js";
 import type { LlmRequest } from "../../../src/providers/llm/types.js";
 import { collect, failureOf, startRawServer, type RawServer } from "./helpers.js";
+import { eventually } from "../../support/polling.js";
 
 const settings: Omit<OpenAiSettings, "baseUrl"> = { model: "m", temperature: 0, maxTokens: 16, apiKey: undefined };
 const request: LlmRequest = { task: "reply", messages: [{ role: "user", content: "Hi" }] };
@@ -19,12 +20,6 @@ const openSslMissing = spawnSync("openssl", ["version"]).status !== 0;
 
 function openAi(server: RawServer, timeoutMs = 2_000): OpenAiProvider {
   return new OpenAiProvider({ ...settings, baseUrl: `${server.url}/v1` }, { timeoutMs, retryDelayMs: 1 });
-}
-
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (const started = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
-    if (Date.now() - started > 2_000) assert.fail(`timed out waiting until ${what}`);
-  }
 }
 
 describe("the shared HTTP client", () => {
@@ -79,14 +74,14 @@ describe("the shared HTTP client", () => {
       assert.equal(delta, "0 ");
       break;
     }
-    await eventually(() => server.connectionsOpen() === 0, "the connection is closed");
+    await eventually(() => server.connectionsOpen() === 0, { what: "the connection is closed", timeoutMs: 2_000, intervalMs: 5 });
   });
 
   it("closes the connection of a failed call instead of reusing it", async () => {
     const server = await serve(`${chunk("partial")}data: {broken\n\n`);
     const error = await failureOf(openAi(server).stream(request));
     assert.match(error.message, /not JSON/);
-    await eventually(() => server.connectionsOpen() === 0, "the connection is closed");
+    await eventually(() => server.connectionsOpen() === 0, { what: "the connection is closed", timeoutMs: 2_000, intervalMs: 5 });
   });
 
   it("reads only the start of a long error body", async () => {

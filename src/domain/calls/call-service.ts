@@ -1,0 +1,261 @@
+import type { Logger } from "pino";
+import type { ValidationIssue } from "../shared/validation-issue.js";
+import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
+import type { ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
+import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
+import type { Db } from "../shared/database.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { CallLifecycle } from "./call-lifecycle.js";
+import { callerLineFor, normalizeCallee } from "./call-numbers.js";
+import type { CallResults } from "./call-results.js";
+import { callDetail, callSummary, decodeListCursor, encodeListCursor, phoneCallView, type CallDetailView, type CallSummaryView, type PhoneCallView } from "./call-views.js";
+import type { LlmFactory } from "../chat/chat-service.js";
+import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, UpstreamError, valueError } from "../shared/errors.js";
+import { uuidv7 } from "../shared/ids.js";
+import { buildPrompt } from "../chat/prompt.js";
+import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
+import type { CallJobs } from "./scheduling.js";
+import { hashCredential, sameSecret } from "../access/secrets.js";
+import type { ThreadService } from "../threads/thread-service.js";
+
+export interface PhoneCallInput {
+  callee: string;
+  projectId: string;
+  /** The parsed time and the value as sent (for the 422's `input`). */
+  scheduledFor?: { at: Date; input: unknown };
+  voiceProviderAccountId?: string;
+}
+
+export interface CallListQuery {
+  statuses?: string[];
+  callTypes?: string[];
+  directions?: string[];
+  from?: Date;
+  /** A bare date includes its whole day; a datetime is an instant. */
+  to?: { at: Date; wholeDay: boolean };
+  threadId?: string;
+  projectName?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface CallServiceDeps {
+  db: Db;
+  calls: CallsRepository;
+  threads: ThreadService;
+  projects: ProjectService;
+  lifecycle: CallLifecycle;
+  results: CallResults;
+  jobs: CallJobs;
+  provider: VoiceProvider & WebCallHost;
+  locks: ThreadLocks;
+  llm: LlmFactory;
+  owner: string;
+  log: Logger;
+}
+
+const dayMs = 86_400_000;
+
+/** Phone and web calls through the interface: creating, ending, joining, listing and reading them. */
+export class CallService {
+  constructor(private readonly deps: CallServiceDeps) {}
+
+  async start(): Promise<void> {
+    this.deps.lifecycle.onFinished((callId, reason) => {
+      void this.deps.provider.endCall(callId, reason).catch(() => undefined);
+    });
+    await this.deps.jobs.start({
+      startScheduledCall: (callId) => this.startScheduled(callId),
+      processEndedCall: (callId) => this.processResults(callId),
+    });
+  }
+
+  async createPhoneCall(organizationId: string, threadId: string, input: PhoneCallInput): Promise<PhoneCallView> {
+    const issues: ValidationIssue[] = [];
+    let toNumber = "";
+    try {
+      toNumber = normalizeCallee(input.callee);
+    } catch (error) {
+      if (!(error instanceof RequestValidationError)) throw error;
+      issues.push(...error.issues);
+    }
+    if (input.scheduledFor && input.scheduledFor.at.getTime() <= Date.now()) {
+      issues.push(...valueError(["body", "scheduled_for"], "scheduled_for must be in the future", input.scheduledFor.input).issues);
+    }
+    if (issues.length > 0) throw new RequestValidationError(issues);
+    const thread = await this.deps.threads.get(organizationId, threadId);
+    const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
+    const line = callerLineFor(resolved.config.voice, resolved.project.id, input.voiceProviderAccountId);
+    const scheduledFor = input.scheduledFor?.at ?? null;
+    const call = await this.deps.db.transaction(async (tx) => {
+      const inserted = await this.deps.calls.insert(
+        {
+          ...newCallOf(organizationId, thread.id, resolved),
+          callType: "phone_call",
+          direction: "outbound",
+          status: scheduledFor ? "scheduled" : "queued",
+          fromNumber: line.fromNumber,
+          toNumber,
+          voiceProviderAccountId: line.accountId,
+          scheduledFor,
+          owner: scheduledFor ? null : this.deps.owner,
+        },
+        tx,
+      );
+      if (!inserted) throw new ConflictError("The thread already has an active phone call");
+      if (scheduledFor) await this.deps.jobs.scheduleStart(inserted.id, scheduledFor, tx);
+      await this.deps.lifecycle.publishUpdate(inserted, tx);
+      return inserted;
+    });
+    if (call.status === "queued") await this.dial(call);
+    return phoneCallView(call);
+  }
+
+  /** Cancels the thread's scheduled or queued phone call, or stops its ongoing one. */
+  async endPhoneCall(organizationId: string, threadId: string): Promise<{ response: string }> {
+    await this.deps.threads.get(organizationId, threadId);
+    // The call may move on between reading it and ending it (queued → ongoing): then the next reason applies.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const call = await this.deps.calls.activePhoneCall(organizationId, threadId);
+      if (!call) break;
+      if (await this.deps.lifecycle.finish(call.id, call.status === "ongoing" ? "manual_stopped" : "cancelled")) return { response: "Call ended" };
+    }
+    throw new NotFoundError("No active phone call on this thread");
+  }
+
+  async createWebCall(organizationId: string, threadId: string, input: { projectId: string; voiceProviderAccountId?: string }): Promise<{ status: string; message: string }> {
+    const thread = await this.deps.threads.get(organizationId, threadId);
+    const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
+    const accountId = input.voiceProviderAccountId;
+    if (accountId !== undefined && !resolved.config.voice.accounts.some((account) => account.id.toLowerCase() === accountId)) {
+      throw valueError(["body", "voice_provider_account_id"], "not a voice provider account of this project", accountId);
+    }
+    const call = await this.deps.db.transaction(async (tx) => {
+      const inserted = await this.deps.calls.insert(
+        {
+          ...newCallOf(organizationId, thread.id, resolved),
+          callType: "web_call",
+          direction: null,
+          status: "queued",
+          fromNumber: null,
+          toNumber: null,
+          voiceProviderAccountId: accountId ?? null,
+          scheduledFor: null,
+          owner: this.deps.owner,
+        },
+        tx,
+      );
+      if (!inserted) throw new Error("a new call's id collided");
+      await this.deps.lifecycle.publishUpdate(inserted, tx);
+      return inserted;
+    });
+    await this.place(call, (request) => this.deps.provider.createWebCall(request));
+    return { status: "queued", message: "Web call queued; its access token will be sent on the thread's events WebSocket as web_call.ready" };
+  }
+
+  /** Checks a web-call join token: the call must be waiting for its client, the token its own and in time. */
+  async authorizeJoin(callId: string, token: string): Promise<ProviderCall> {
+    const call = await this.deps.calls.findById(callId);
+    if (!call || call.call_type !== "web_call") throw new NotFoundError("Call not found");
+    const valid =
+      call.status === "queued" &&
+      call.access_token_hash !== null &&
+      call.join_deadline !== null &&
+      call.join_deadline.getTime() > Date.now() &&
+      sameSecret(hashCredential(token), call.access_token_hash);
+    if (!valid) throw new ForbiddenError("Invalid or expired call token");
+    return this.providerCall(call);
+  }
+
+  join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection {
+    return this.deps.provider.join(request, client, options);
+  }
+
+  async list(organizationId: string, query: CallListQuery): Promise<{ calls: CallSummaryView[]; pagination: { cursor: string | null } }> {
+    const filters: CallFilters = {
+      ...(query.statuses ? { statuses: query.statuses } : {}),
+      ...(query.callTypes ? { callTypes: query.callTypes } : {}),
+      ...(query.directions ? { directions: query.directions } : {}),
+      ...(query.from ? { from: query.from } : {}),
+      ...(query.to?.wholeDay ? { toExclusive: new Date(query.to.at.getTime() + dayMs) } : query.to ? { toInclusive: query.to.at } : {}),
+      ...(query.threadId !== undefined ? { threadId: query.threadId } : {}),
+      ...(query.projectName !== undefined ? { projectName: query.projectName } : {}),
+      ...(query.cursor !== undefined ? { after: decodeListCursor(query.cursor) } : {}),
+    };
+    const rows = await this.deps.calls.list(organizationId, filters, query.limit + 1);
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return { calls: page.map(callSummary), pagination: { cursor: rows.length > query.limit && last ? encodeListCursor(last) : null } };
+  }
+
+  async detail(organizationId: string, callId: string, recordingUrl: (callId: string) => string): Promise<CallDetailView> {
+    const call = await this.deps.calls.find(organizationId, callId);
+    if (!call) throw new NotFoundError("Call not found");
+    const utterances = await this.deps.calls.utterances(call.thread_id, call.id);
+    return callDetail(call, utterances, call.recording_key ? recordingUrl(call.id) : null);
+  }
+
+  /** The stored recording of a call, for a request whose signed URL was already checked. */
+  async recordingKey(callId: string): Promise<string> {
+    const call = await this.deps.calls.findById(callId);
+    if (!call?.recording_key) throw new NotFoundError("Recording not found");
+    return call.recording_key;
+  }
+
+  private async startScheduled(callId: string): Promise<void> {
+    const call = await this.deps.db.transaction(async (tx) => {
+      const promoted = await this.deps.calls.promote(callId, this.deps.owner, tx);
+      if (promoted) await this.deps.lifecycle.publishUpdate(promoted, tx);
+      return promoted;
+    });
+    if (call) await this.dial(call);
+  }
+
+  private async processResults(callId: string): Promise<void> {
+    const updated = await this.deps.results.process(callId);
+    if (updated) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishAnalyzed(updated, tx));
+  }
+
+  private async dial(call: CallRecord): Promise<void> {
+    await this.place(call, (request) =>
+      this.deps.provider.createPhoneCall({ ...request, fromNumber: call.from_number ?? "", toNumber: call.to_number ?? "" }),
+    );
+  }
+
+  /** Hands a call to the provider; a provider that refuses it ends it as `error_provider` and the request fails upstream. */
+  private async place(call: CallRecord, create: (request: ProviderCall) => Promise<void>): Promise<void> {
+    try {
+      await create(await this.providerCall(call));
+    } catch (error) {
+      this.deps.log.error({ err: error, callId: call.id }, "the voice provider refused a call");
+      await this.deps.lifecycle.finish(call.id, "error_provider");
+      throw new UpstreamError(`Voice provider failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** The call as a provider sees it, with the agent session that answers for the thread's project. */
+  private async providerCall(call: CallRecord): Promise<ProviderCall> {
+    const resolved = await this.resolveVersion(call);
+    const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
+    const agent = resolved.config.agent;
+    const session = new VoiceAgentSession({
+      llm: this.deps.llm(agent, resolved.secrets.agentApiKey, thread.context),
+      preamble: () => buildPrompt({ systemPrompt: agent.system_prompt, context: thread.context, timezone: thread.timezone, now: new Date(), history: [] }),
+      maxHistoryMessages: agent.max_history_messages,
+      record: (utterances) => this.deps.lifecycle.record(call.id, utterances),
+      serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
+    });
+    const { sttApiKey, ttsApiKey } = resolved.secrets;
+    const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
+    return { callId: call.id, config: resolved.config, agent: session, speechKeys };
+  }
+
+  private resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+    return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
+  }
+}
+
+/** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
+function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject) {
+  return { id: uuidv7(), organizationId, threadId, projectId: resolved.project.id, configVersionId: resolved.configVersionId };
+}

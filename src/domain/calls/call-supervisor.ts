@@ -1,0 +1,72 @@
+import type { Logger } from "pino";
+import type { VoiceProvider } from "../../providers/voice/types.js";
+import { callEndedChannel, type CallsRepository } from "./calls-repository.js";
+import type { Db } from "../shared/database.js";
+import type { CallLifecycle } from "./call-lifecycle.js";
+import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
+
+export interface CallSupervisorOptions {
+  owner: string;
+  heartbeatMs: number;
+  staleAfterMs: number;
+  log: Logger;
+}
+
+function isReason(value: string): value is DisconnectionReason {
+  return Object.hasOwn(disconnectionReasons, value);
+}
+
+/**
+ * Keeps live calls honest across instances. A call's live part (the simulated loop, a web client's socket) runs in
+ * the process of the instance that carries it, recorded as the call's `owner`. Every instance vouches for its own
+ * calls each beat, and sweeps: a live call whose owner has not vouched for `staleAfterMs` (a crashed or killed
+ * instance, also one that ran on PGlite before a restart) ends as `error_instance_lost`, and a web call whose client
+ * missed its join deadline as `error_user_not_joined`. The sweep's transitions are conditional like all others, so
+ * several instances sweeping at once end each call once. It also hangs up, on this instance, the calls that other
+ * instances ended (a DELETE served elsewhere).
+ */
+export class CallSupervisor {
+  private timer: NodeJS.Timeout | undefined;
+  private beat: Promise<void> | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly calls: CallsRepository,
+    private readonly lifecycle: CallLifecycle,
+    private readonly provider: VoiceProvider,
+    private readonly options: CallSupervisorOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.listen(callEndedChannel, (payload) => {
+      const [callId = "", reason = ""] = payload.split(" ");
+      if (isReason(reason)) void this.provider.endCall(callId, reason).catch(() => undefined);
+    });
+    await this.tick();
+    this.timer = setInterval(() => {
+      this.beat ??= this.tick().finally(() => {
+        this.beat = undefined;
+      });
+    }, this.options.heartbeatMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.beat;
+    await this.unlisten?.();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.calls.heartbeat(this.options.owner);
+      const staleSeconds = this.options.staleAfterMs / 1000;
+      const { stale, notJoined } = await this.calls.abandoned(staleSeconds);
+      for (const callId of notJoined) await this.lifecycle.finish(callId, "error_user_not_joined");
+      for (const callId of stale) await this.lifecycle.finish(callId, "error_instance_lost", staleSeconds);
+    } catch (error) {
+      this.options.log.warn({ err: error }, "the call supervisor's beat failed");
+    }
+  }
+}

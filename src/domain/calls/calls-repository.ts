@@ -1,0 +1,140 @@
+import type { CallDirection, CallStatus, CallType, DisconnectionReason } from "./call-states.js";
+import type { Queryable } from "../shared/database.js";
+
+export interface CallRecord {
+  id: string;
+  organization_id: string;
+  thread_id: string;
+  project_id: string;
+  config_version_id: string;
+  call_type: CallType;
+  direction: CallDirection | null;
+  status: CallStatus;
+  from_number: string | null;
+  to_number: string | null;
+  voice_provider_account_id: string | null;
+  scheduled_for: Date | null;
+  conversation_id: number | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  disconnection_reason: DisconnectionReason | null;
+  owner: string | null;
+  access_token_hash: string | null;
+  join_deadline: Date | null;
+  transcript_object: unknown;
+  recording_key: string | null;
+  call_analysis: unknown;
+  processed_at: Date | null;
+  created_at: Date;
+  /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
+  created_key: string;
+}
+
+export interface NewCall {
+  id: string;
+  organizationId: string;
+  threadId: string;
+  projectId: string;
+  configVersionId: string;
+  callType: CallType;
+  direction: CallDirection | null;
+  status: "queued" | "scheduled";
+  fromNumber: string | null;
+  toNumber: string | null;
+  voiceProviderAccountId: string | null;
+  scheduledFor: Date | null;
+  owner: string | null;
+}
+
+export interface CallFilters {
+  statuses?: string[];
+  callTypes?: string[];
+  directions?: string[];
+  from?: Date;
+  toInclusive?: Date;
+  toExclusive?: Date;
+  threadId?: string;
+  projectName?: string;
+  after?: { createdKey: string; id: string };
+}
+
+export interface CallUtterance {
+  role: "user" | "assistant";
+  content: string;
+  created_at: Date;
+}
+
+/** Channel on which a finished call is announced as `<call id> <reason>`. */
+export const callEndedChannel = "parley_call_ended";
+
+/** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
+export interface CallsRepository {
+  /** Inserts a call; undefined when the thread already has an active phone call (the partial unique index). */
+  insert(call: NewCall, tx?: Queryable): Promise<CallRecord | undefined>;
+  find(organizationId: string, id: string): Promise<CallRecord | undefined>;
+  findById(id: string, tx?: Queryable): Promise<CallRecord | undefined>;
+  /** The thread's phone call that still holds the line (queued, scheduled or ongoing), if any. */
+  activePhoneCall(organizationId: string, threadId: string): Promise<CallRecord | undefined>;
+  /** scheduled → queued: the one step that starts a scheduled call, so a duplicate delivery finds nothing to do. */
+  promote(id: string, owner: string, tx?: Queryable): Promise<CallRecord | undefined>;
+  /** queued → ongoing, taken by the instance that will carry the call's live part. */
+  connect(id: string, owner: string, tx: Queryable): Promise<CallRecord | undefined>;
+  setConversation(id: string, conversationId: number, tx: Queryable): Promise<void>;
+  /**
+   * Ends a call that is in one of `from`. A call whose instance was lost ends at its last heartbeat, the last moment
+   * it was known to run; `staleSeconds` then also requires the heartbeat to still be that old, so that an owner that
+   * was only slow keeps its call.
+   * `media`, when this instance carried the call's audio, is its recording and timed transcript, written as it ends.
+   */
+  finish(
+    id: string,
+    from: readonly CallStatus[],
+    status: "ended" | "error",
+    reason: DisconnectionReason,
+    tx: Queryable,
+    staleSeconds?: number,
+    media?: { transcriptObject: unknown; recordingKey: string; endedAt: Date },
+  ): Promise<CallRecord | undefined>;
+  /**
+   * Appends one utterance of an ongoing call to its thread's history, with its `message.created` event, in a single
+   * statement: the call is share-locked (it cannot end meanwhile), both per-thread counters move in one row update,
+   * and the NOTIFY goes out on commit. This is the reply path of every call, and on PGlite each statement blocks the
+   * event loop, so it is one statement rather than the six of a transaction over MessagesRepository and EventsRepository,
+   * whose numbering it follows. Undefined when the call is not ongoing: nothing is stored.
+   */
+  recordUtterance(callId: string, utterance: {
+    id: string;
+    role: "user" | "assistant";
+    content: string;
+  }, tx?: Queryable): Promise<{
+    threadId: string;
+    conversationId: number;
+  } | undefined>;
+  /** Ends the call's own conversation; a chat may have started a newer one meanwhile, which stays active. */
+  endConversation(threadId: string, conversationId: number, tx: Queryable): Promise<void>;
+  /** Tells every instance, when the transaction commits, that the call ended (the one carrying it hangs up). */
+  announceEnded(id: string, reason: DisconnectionReason, tx: Queryable): Promise<void>;
+  /** The live calls an instance carries. */
+  carriedBy(owner: string): Promise<string[]>;
+  /** Web calls: the join token's hash and deadline, while the call still waits for its client. */
+  setJoinToken(id: string, tokenHash: string, deadline: Date): Promise<CallRecord | undefined>;
+  /** One statement per instance and beat: every live call this instance runs is vouched for. */
+  heartbeat(owner: string): Promise<void>;
+  /** Live calls whose owner stopped beating, and queued web calls whose client missed the join deadline. */
+  abandoned(staleSeconds: number): Promise<{
+    stale: string[];
+    notJoined: string[];
+  }>;
+  /** The post-call results, written once. */
+  /** The analysis of a call whose recording and transcript were written as it ended; once. */
+  saveAnalysis(id: string, analysis: unknown): Promise<CallRecord | undefined>;
+  saveResults(id: string, results: {
+    transcriptObject: unknown;
+    recordingKey: string | null;
+    analysis: unknown;
+  }): Promise<CallRecord | undefined>;
+  /** The call's utterances from the thread's history, in order. */
+  utterances(threadId: string, callId: string, tx?: Queryable): Promise<CallUtterance[]>;
+  /** A page of the organization's calls, newest first by (created_at, id). */
+  list(organizationId: string, filters: CallFilters, limit: number): Promise<CallRecord[]>;
+}

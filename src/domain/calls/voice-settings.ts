@@ -1,0 +1,20 @@
+/** Timings of the voice machinery that are not per project; `config.ts` reads them, with their defaults, from the environment. */
+export interface VoiceSettings {
+  /** How long a web call's client has to join after `web_call.ready` before the call ends as `error_user_not_joined`. */
+  webCallJoinTimeoutMs: number;
+  /** How often an instance vouches for the calls it carries. */
+  heartbeatMs: number;
+  /** A live call whose carrier has not vouched for it this long is taken as lost (`error_instance_lost`). */
+  staleAfterMs: number;
+  /** How often an idle scheduler worker looks for due jobs (pg-boss allows 0.5 s at least). */
+  schedulerPollSeconds: number;
+  /** Ping interval of the events and web-call WebSockets; a client that misses a pong is dropped. */
+  socketPingMs: number;
+  /** `audio`: every call runs through the speech pipeline; `text`: lines and replies go as text (fast tests). */
+  speechMode: "audio" | "text";
+  /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */
+  sttWorkers: number;
+  ttsWorkers: number;
+  /** Told each voice turn's latency (end of caller speech → first agent audio), for benchmarks. */
+  onTurnLatency?: (ms: number) => void;
+}

@@ -1,0 +1,144 @@
+import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
+import type { ConversationsRepository } from "./conversations-repository.js";
+import type { ThreadRecord } from "../threads/threads-repository.js";
+import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { TurnsRepository } from "./turns-repository.js";
+import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
+import { generateText } from "./generation.js";
+import { uuidv7 } from "../shared/ids.js";
+import type { ProjectConfig } from "../projects/project-config.js";
+import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
+import { changeTags, type Invalidations } from "../cache/invalidation.js";
+import { buildPrompt } from "./prompt.js";
+import type { TaggedCache } from "../cache/tagged-cache.js";
+import type { ThreadService } from "../threads/thread-service.js";
+
+export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined, context?: Readonly<Record<string, unknown>>) => LlmProvider;
+
+export interface TurnRequest {
+  organizationId: string;
+  threadId: string;
+  projectName: string;
+  configVersionId?: string;
+  startNewConversation: boolean;
+  /** The user's message; absent for a proactive follow-up. */
+  userMessage?: { content: string; extras: Record<string, unknown> };
+  task: Extract<AgentTask, "reply" | "followup">;
+  onToken?: (token: string) => void;
+}
+
+/** What a turn reads before it starts: the thread's prompt inputs and the project's configuration. */
+export interface TurnSetup {
+  thread: Pick<ThreadRecord, "id" | "context" | "timezone">;
+  resolved: ResolvedProject;
+}
+
+/** An estimate of a setup's memory: its thread's context (the project's configuration is shared with other entries). */
+export function turnSetupSize(setup: TurnSetup): number {
+  return 2 * JSON.stringify(setup.thread.context).length + 1024;
+}
+
+export interface TurnResult {
+  message: string;
+  userMessageId: string | null;
+  conversationId: number;
+  replyMessageId: string;
+}
+
+/**
+ * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure), the reply
+ * is generated from the conversation's history and stored with its usage. Turns of one thread are serialized by the
+ * thread lock, which also spans instances on PostgreSQL; its lease is taken and released by the turn's own two
+ * statements, so that nothing but the look-ups and one statement precede the model's first token.
+ */
+export class ChatService {
+  constructor(
+    private readonly threads: ThreadService,
+    private readonly projects: ProjectService,
+    private readonly conversations: ConversationsRepository,
+    private readonly turns: TurnsRepository,
+    private readonly locks: ThreadLocks,
+    private readonly llm: LlmFactory,
+    /** Kept under the thread's setup tag and the organization's (a new project version): a turn usually starts with no look-up. */
+    private readonly setups: TaggedCache<TurnSetup>,
+    private readonly invalidations: Invalidations,
+  ) {}
+
+  async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
+    const project = await this.projects.findByName(organizationId, projectName);
+    if (!project) throw new NotFoundError("Project not found");
+    return this.projects.resolve(project, configVersionId);
+  }
+
+  /**
+   * Runs a turn; this instance's cached pages of the thread are dropped once it is over, failed or not (a failed turn
+   * keeps the user's message), so that its client reads its own write here at once.
+   */
+  turn(request: TurnRequest): Promise<TurnResult> {
+    return this.invalidations.changing(changeTags.thread(request.threadId), () => this.runTurn(request));
+  }
+
+  private async runTurn(request: TurnRequest): Promise<TurnResult> {
+    const { thread, resolved } = await this.setup(request);
+    const agent = resolved.config.agent;
+    const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
+    return this.locks.withLeasedWork(thread.id, async (lease) => {
+      const { conversationId, history } = await this.turns.open(
+        {
+          threadId: thread.id,
+          projectId: resolved.project.id,
+          startNewConversation: request.startNewConversation,
+          userMessage,
+          historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
+        },
+        lease,
+      );
+      const prompt = buildPrompt({
+        systemPrompt: agent.system_prompt,
+        context: thread.context,
+        timezone: thread.timezone,
+        now: new Date(),
+        history,
+        ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
+      });
+      const text = await generateText(this.llm(agent, resolved.secrets.agentApiKey, thread.context), prompt, request.task, request.onToken);
+      const reply = {
+        id: uuidv7(),
+        content: text,
+        extras: { config_version_id: resolved.configVersionId, provider: agent.provider, ...(request.task === "followup" ? { followup: true } : {}) },
+      };
+      await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
+      return { message: text, userMessageId: userMessage?.id ?? null, conversationId, replyMessageId: reply.id };
+    });
+  }
+
+  private setup(request: TurnRequest): Promise<TurnSetup> {
+    const { organizationId, threadId, projectName, configVersionId } = request;
+    const tags = [changeTags.threadSetup(threadId), changeTags.organization(organizationId)];
+    return this.setups.load(JSON.stringify([organizationId, threadId, projectName, configVersionId ?? null]), tags, async () => {
+      // Independent look-ups, issued together. When both fail, the thread's error is the one reported, as when they
+      // ran one after the other.
+      const [threadLookup, projectLookup] = await Promise.allSettled([
+        this.threads.get(organizationId, threadId),
+        this.resolveProject(organizationId, projectName, configVersionId),
+      ]);
+      if (threadLookup.status === "rejected") throw threadLookup.reason;
+      if (projectLookup.status === "rejected") throw projectLookup.reason;
+      const { id, context, timezone } = threadLookup.value;
+      return { thread: { id, context, timezone }, resolved: projectLookup.value };
+    });
+  }
+
+  /** Ends the active conversation (legacy end_conversation); refused when the thread is unknown or none is active. */
+  endConversation(organizationId: string, threadId: string): Promise<number> {
+    return this.invalidations.changing(changeTags.thread(threadId), () => this.endActiveConversation(organizationId, threadId));
+  }
+
+  private async endActiveConversation(organizationId: string, threadId: string): Promise<number> {
+    const thread = await this.threads.find(organizationId, threadId);
+    if (!thread) throw new InvalidOperationError("Thread not found");
+    const ended = await this.locks.withLock(thread.id, () => this.conversations.endActive(thread.id));
+    if (ended === null) throw new InvalidOperationError("The thread has no active conversation");
+    return ended;
+  }
+}

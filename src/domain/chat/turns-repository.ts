@@ -1,0 +1,42 @@
+import type { Role } from "../history/messages-repository.js";
+import type { ThreadLease } from "../threads/thread-locks.js";
+
+export interface OpenedTurn {
+  conversationId: number;
+  /** The conversation's latest messages, oldest first, the user's new message included. */
+  history: { role: Role; content: string }[];
+}
+
+/**
+ * The writes of one chat turn as two statements (the functions of migration 004): `open` before the model is called,
+ * `close` after. Each is one round trip and one transaction, so that a turn costs the database two commits; the
+ * events they append (and a released lease) are announced once each statement has returned.
+ */
+export interface TurnsRepository {
+  /**
+   * Takes the lease (when given), finds or opens the conversation, stores the user's message (when given) with its
+   * event, and reads the history. Throws LeaseBusyError, having changed nothing, while another holder has the lease.
+   */
+  open(turn: {
+    threadId: string;
+    projectId: string | null;
+    startNewConversation: boolean;
+    userMessage: {
+      id: string;
+      content: string;
+      extras: Record<string, unknown>;
+    } | null;
+    historyLimit: number;
+  }, lease: ThreadLease | null): Promise<OpenedTurn>;
+  /** Stores the reply with its event and bills it; releases the lease when given. */
+  close(turn: {
+    threadId: string;
+    conversationId: number;
+    reply: {
+      id: string;
+      content: string;
+      extras: Record<string, unknown>;
+    };
+    priceUsd: number;
+  }, lease: ThreadLease | null): Promise<void>;
+}

@@ -1,0 +1,267 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { valueError } from "../shared/errors.js";
+
+const KnowledgeEntry = Type.Object({
+  question: Type.String({ minLength: 1, maxLength: 2000 }),
+  answer: Type.String({ minLength: 1, maxLength: 8000 }),
+});
+
+const AnalysisField = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+  type: Type.Union([Type.Literal("boolean"), Type.Literal("string"), Type.Literal("number")]),
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+});
+
+const SimulationCriterion = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_]*$" }),
+  description: Type.String({ minLength: 1, maxLength: 2000 }),
+  required: Type.Optional(Type.Boolean()),
+});
+
+const VoiceAccount = Type.Object({
+  id: Type.String({ format: "uuid" }),
+  phone_numbers: Type.Array(Type.String({ minLength: 3, maxLength: 32 }), { minItems: 1, maxItems: 50 }),
+});
+
+const httpUrl = { maxLength: 2000, pattern: "^https?://" };
+
+const SpeechInput = Type.Object({
+  stt: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("pocketsphinx"), Type.Literal("openai")])),
+      language: Type.Optional(Type.String({ maxLength: 35, pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" })),
+      base_url: Type.Optional(Type.String(httpUrl)),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
+  tts: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("espeak"), Type.Literal("openai")])),
+      voice: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      base_url: Type.Optional(Type.String(httpUrl)),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
+  end_of_turn_ms: Type.Optional(Type.Integer({ minimum: 200, maximum: 3000 })),
+});
+
+/** The project configuration as an admin sends it; every key optional, defaults filled by `withDefaults`. */
+export const ProjectConfigInput = Type.Object({
+  agent: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+      base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      system_prompt: Type.Optional(Type.String({ maxLength: 50_000 })),
+      greeting: Type.Optional(Type.String({ maxLength: 4000 })),
+      fallback: Type.Optional(Type.String({ maxLength: 4000 })),
+      temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+      max_history_messages: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+      max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+      followup_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
+      summary_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
+      knowledge: Type.Optional(Type.Array(KnowledgeEntry, { maxItems: 5000 })),
+    }),
+  ),
+  conversation: Type.Optional(Type.Object({ lock_on_end: Type.Optional(Type.Boolean()) })),
+  pricing: Type.Optional(
+    Type.Object({
+      message_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+      voice_minute_usd: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+    }),
+  ),
+  json_input: Type.Optional(Type.Object({ schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { dict: true })) })),
+  speech: Type.Optional(SpeechInput),
+  simulation: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+      base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+      criteria: Type.Optional(Type.Array(SimulationCriterion, { maxItems: 20 })),
+    }),
+  ),
+  voice: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Literal("simulated")),
+      accounts: Type.Optional(Type.Array(VoiceAccount, { maxItems: 100 })),
+      max_call_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 14_400 })),
+      analysis_fields: Type.Optional(Type.Array(AnalysisField, { maxItems: 50 })),
+      simulated: Type.Optional(
+        Type.Object({
+          script: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { maxItems: 200 })),
+          ring_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+          turn_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 60_000 })),
+        }),
+      ),
+    }),
+  ),
+});
+export type ProjectConfigInput = Static<typeof ProjectConfigInput>;
+
+export interface ProjectConfig {
+  agent: {
+    provider: "builtin" | "openai" | "anthropic";
+    model: string;
+    base_url: string;
+    system_prompt: string;
+    greeting: string;
+    fallback: string;
+    temperature: number;
+    max_history_messages: number;
+    max_tokens: number;
+    followup_prompt: string;
+    summary_prompt: string;
+    knowledge: { question: string; answer: string }[];
+  };
+  conversation: { lock_on_end: boolean };
+  pricing: { message_usd: number; voice_minute_usd: number };
+  json_input: { schema?: Record<string, unknown> };
+  speech: SpeechConfig;
+  /**
+   * Who plays the simulated user and the judge of `simulate` on POST /chat: `provider` null means the agent's own
+   * provider, model and key; criteria add to the default ones.
+   */
+  simulation: {
+    provider: "builtin" | "openai" | "anthropic" | null;
+    model: string;
+    base_url: string;
+    temperature: number;
+    criteria: { key: string; description: string; required: boolean }[];
+  };
+  voice: {
+    provider: "simulated";
+    accounts: { id: string; phone_numbers: string[] }[];
+    max_call_seconds: number;
+    analysis_fields: { name: string; type: "boolean" | "string" | "number"; description?: string }[];
+    simulated: { script?: string[]; ring_ms: number; turn_ms: number };
+  };
+}
+
+/** Speech engines of a project's calls (see docs/voice.md); API keys are kept apart with the other secrets. */
+export interface SpeechConfig {
+  stt: { provider: "pocketsphinx" | "openai"; language: string; base_url: string; model: string };
+  tts: { provider: "espeak" | "openai"; voice: string; base_url: string; model: string };
+  /** Silence after the caller's speech that ends their turn. */
+  end_of_turn_ms: number;
+}
+
+function speechWithDefaults(input: ProjectConfigInput["speech"]): SpeechConfig {
+  const stt = input?.stt ?? {};
+  const tts = input?.tts ?? {};
+  const sttProvider = stt.provider ?? "pocketsphinx";
+  const ttsProvider = tts.provider ?? "espeak";
+  return {
+    stt: {
+      provider: sttProvider,
+      language: stt.language ?? "en-US",
+      base_url: stt.base_url ?? (sttProvider === "openai" ? defaultBaseUrls.openai : ""),
+      model: stt.model ?? (sttProvider === "openai" ? "whisper-1" : ""),
+    },
+    tts: {
+      provider: ttsProvider,
+      voice: tts.voice ?? (ttsProvider === "openai" ? "alloy" : "en-us"),
+      base_url: tts.base_url ?? (ttsProvider === "openai" ? defaultBaseUrls.openai : ""),
+      model: tts.model ?? (ttsProvider === "openai" ? "tts-1" : ""),
+    },
+    end_of_turn_ms: input?.end_of_turn_ms ?? 500,
+  };
+}
+
+const defaultBaseUrls = { builtin: "", openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
+
+/** The stored (public) configuration with every default filled in. The provider key is kept apart: see `splitSecrets`. */
+export function withDefaults(input: ProjectConfigInput): ProjectConfig {
+  const agent = input.agent ?? {};
+  const provider = agent.provider ?? "builtin";
+  const voice = input.voice ?? {};
+  const simulation = input.simulation ?? {};
+  const simulationProvider = simulation.provider ?? null;
+  return {
+    agent: {
+      provider,
+      model: agent.model ?? (provider === "builtin" ? "builtin-retrieval-1" : ""),
+      base_url: agent.base_url ?? defaultBaseUrls[provider],
+      system_prompt: agent.system_prompt ?? "You are a helpful assistant.",
+      greeting: agent.greeting ?? "Hello! How can I help you today?",
+      fallback: agent.fallback ?? "I'm sorry, I don't have an answer to that yet.",
+      temperature: agent.temperature ?? 0.7,
+      max_history_messages: agent.max_history_messages ?? 40,
+      max_tokens: agent.max_tokens ?? 1024,
+      followup_prompt: agent.followup_prompt ?? "Follow up on the conversation with a short, helpful message.",
+      summary_prompt: agent.summary_prompt ?? "Summarize the conversation in a few sentences.",
+      knowledge: agent.knowledge ?? [],
+    },
+    conversation: { lock_on_end: input.conversation?.lock_on_end ?? false },
+    pricing: { message_usd: input.pricing?.message_usd ?? 0, voice_minute_usd: input.pricing?.voice_minute_usd ?? 0 },
+    json_input: input.json_input?.schema ? { schema: input.json_input.schema } : {},
+    speech: speechWithDefaults(input.speech),
+    simulation: {
+      provider: simulationProvider,
+      model: simulation.model ?? (simulationProvider === "builtin" ? "builtin-persona-1" : ""),
+      base_url: simulation.base_url ?? (simulationProvider ? defaultBaseUrls[simulationProvider] : ""),
+      temperature: simulation.temperature ?? 0.7,
+      criteria: (simulation.criteria ?? []).map((criterion) => ({ ...criterion, required: criterion.required ?? true })),
+    },
+    voice: {
+      provider: voice.provider ?? "simulated",
+      accounts: voice.accounts ?? [],
+      max_call_seconds: voice.max_call_seconds ?? 600,
+      analysis_fields: voice.analysis_fields ?? [],
+      simulated: {
+        ...(voice.simulated?.script ? { script: voice.simulated.script } : {}),
+        ring_ms: voice.simulated?.ring_ms ?? 100,
+        turn_ms: voice.simulated?.turn_ms ?? 200,
+      },
+    },
+  };
+}
+
+export interface ProjectSecrets {
+  agentApiKey?: string;
+  sttApiKey?: string;
+  ttsApiKey?: string;
+  simulationApiKey?: string;
+}
+
+/** The keys given in this input; a key left out keeps the one of the current version (see ProjectService.publish). */
+export function splitSecrets(input: ProjectConfigInput): { config: ProjectConfig; secrets: ProjectSecrets } {
+  const config = withDefaults(input);
+  const secrets: ProjectSecrets = {};
+  if (input.agent?.api_key) secrets.agentApiKey = input.agent.api_key;
+  if (input.simulation?.api_key) secrets.simulationApiKey = input.simulation.api_key;
+  if (input.speech?.stt?.api_key) secrets.sttApiKey = input.speech.stt.api_key;
+  if (input.speech?.tts?.api_key) secrets.ttsApiKey = input.speech.tts.api_key;
+  return { config, secrets };
+}
+
+/** The criteria every simulation is judged by; a project's `simulation.criteria` add to them. */
+export const DEFAULT_SIMULATION_CRITERIA: readonly { key: string; description: string; required: boolean }[] = [
+  { key: "task_completion", description: "The agent helped the user with what they came for: each request got a substantive answer.", required: true },
+  { key: "stays_on_topic", description: "The agent's replies stay on the conversation's topic and answer what the user asked.", required: true },
+  { key: "no_repetition", description: "The agent does not repeat a reply it already gave.", required: true },
+];
+
+/** Versions stored before simulations existed have no `simulation` section: they get its defaults. */
+export function simulationSettingsOf(config: ProjectConfig): ProjectConfig["simulation"] {
+  return (config as Partial<ProjectConfig>).simulation ?? withDefaults({}).simulation;
+}
+
+/** A criterion's key names it in every evaluation: unique, and not one of the default criteria it would shadow. */
+export function checkSimulationCriteria(input: ProjectConfigInput): void {
+  const seen = new Set(DEFAULT_SIMULATION_CRITERIA.map((criterion) => criterion.key));
+  for (const [index, criterion] of (input.simulation?.criteria ?? []).entries()) {
+    if (seen.has(criterion.key)) {
+      throw valueError(
+        ["body", "config", "simulation", "criteria", index, "key"],
+        `criterion key '${criterion.key}' is already used (by a default criterion or an earlier entry)`,
+        criterion.key,
+      );
+    }
+    seen.add(criterion.key);
+  }
+}

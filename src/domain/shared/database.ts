@@ -1,0 +1,31 @@
+/** The one SQL dialect Parley speaks is PostgreSQL's; these interfaces hide whether PGlite or `pg` runs it. */
+export interface Queryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+/** A transaction's session, which can also run a script of several statements (a migration) inside it. */
+export interface Transaction extends Queryable {
+  exec(script: string): Promise<void>;
+}
+
+export type NotificationHandler = (payload: string) => void;
+
+/** `false` when the listener connection dropped (notifications may be lost from then on), `true` once it listens again. */
+export type ListenerStateHandler = (listening: boolean) => void;
+
+export interface Db extends Queryable {
+  readonly kind: "pglite" | "postgres";
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements (its own BEGIN and COMMIT included) as the server's simple protocol does. */
+  exec(script: string): Promise<void>;
+  listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  /** Whether notifications are being received now. Anything derived from them must not be trusted while false. */
+  readonly listening: boolean;
+  /**
+   * Told when the listener connection drops and when it is back (after LISTEN on every channel again). Whoever relies
+   * on notifications must assume it missed some in between: a gap.
+   */
+  onListenerState(handler: ListenerStateHandler): () => void;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+import type { Logger } from "pino";
+import type { Queryable } from "../domain/shared/database.js";
+
+const batchSize = 1_000;
+
+/**
+ * Moves the messages queued by migration 010's trigger into the trigram-indexed `message_search`, so that the chat
+ * turn does not pay for the index. Every instance runs one; SKIP LOCKED shares the queue between them. A message
+ * waits at most one interval plus the time of the batches before it (measured by the store benchmark), and search
+ * finds it meanwhile by reading the queue.
+ */
+export class SearchIndexer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly intervalMs: number,
+    private readonly log: Pick<Logger, "warn">,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  /** Indexes everything queued now, batch after batch; returns how many messages it took from the queue. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [row] = await this.db.query<{ taken: number }>("SELECT parley_index_queued_messages($1) AS taken", [batchSize]);
+      const taken = row?.taken ?? 0;
+      total += taken;
+      if (taken < batchSize || this.stopped) return total;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.drain()
+        .then(() => undefined)
+        // The queue keeps what was not moved (the move is one transaction): the next round takes it.
+        .catch((error: unknown) => this.log.warn({ err: error }, "indexing queued messages for search failed; retrying"))
+        .finally(() => this.schedule());
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+}

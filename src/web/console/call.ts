@@ -1,0 +1,154 @@
+import { html } from "htm/preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import type { CallDetail, ThreadEvent } from "../../../packages/client/src/index.js";
+import { apiClient } from "./session.js";
+import { ErrorNote, formatDate } from "./ui.js";
+
+interface TimedWord {
+  start: number;
+  /** Its position in the transcript as displayed. */
+  index: number;
+}
+
+/** The index of the word being spoken at `seconds`: the last word that has started (it stays lit through a pause). */
+function wordAt(words: TimedWord[], seconds: number): number {
+  let low = 0;
+  let high = words.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (words[middle]!.start <= seconds) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
+
+/** Whether a thread event concerns this call (its status, one of its utterances, its analysis). */
+function concerns(event: ThreadEvent, callId: string): boolean {
+  if (event.type === "call.updated") return (event as { call?: { id?: string } }).call?.id === callId;
+  if (event.type === "message.created") return (event as { message?: { call_id?: string } }).message?.call_id === callId;
+  return (event as { call_id?: unknown }).call_id === callId;
+}
+
+/** A call: its details, the recording with the transcript lit word by word as it plays, the analysis; live while it runs. */
+export function CallPage({ callId }: { callId: string }) {
+  const [call, setCall] = useState<CallDetail>();
+  const [error, setError] = useState<unknown>();
+  const [current, setCurrent] = useState(-1);
+  const audio = useRef<HTMLAudioElement>(null);
+  const lastRecordingRetry = useRef(0);
+  const refresh = () => apiClient().calls.get(callId).then(setCall, setError);
+  /** A signed recording URL expires (10 minutes by default): a failed load asks for a fresh one, at most twice a minute. */
+  const retryRecording = () => {
+    if (Date.now() - lastRecordingRetry.current < 30_000) return;
+    lastRecordingRetry.current = Date.now();
+    void refresh();
+  };
+
+  useEffect(() => void refresh(), [callId]);
+  const threadId = call?.thread_id;
+  useEffect(() => {
+    if (!threadId) return;
+    const events = apiClient().events(threadId);
+    void (async () => {
+      try {
+        for await (const event of events) if (concerns(event, callId)) void refresh();
+      } catch (failure) {
+        setError(failure);
+      }
+    })();
+    return () => events.close();
+  }, [threadId, callId]);
+
+  const words = useMemo<TimedWord[]>(
+    () =>
+      (call?.transcript_object ?? [])
+        .flatMap((utterance) => utterance.words)
+        .map((word, index) => ({ start: word.start, index }))
+        .sort((a, b) => a.start - b.start),
+    [call?.transcript_object],
+  );
+
+  // timeupdate fires only a few times a second: while playing, the highlight follows every animation frame.
+  useEffect(() => {
+    const element = audio.current;
+    if (!element) return;
+    let frame = 0;
+    const follow = () => {
+      setCurrent(words[wordAt(words, element.currentTime)]?.index ?? -1);
+      if (!element.paused && !element.ended) frame = requestAnimationFrame(follow);
+    };
+    const start = () => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(follow);
+    };
+    element.addEventListener("play", start);
+    element.addEventListener("seeked", follow);
+    element.addEventListener("timeupdate", follow);
+    return () => {
+      cancelAnimationFrame(frame);
+      element.removeEventListener("play", start);
+      element.removeEventListener("seeked", follow);
+      element.removeEventListener("timeupdate", follow);
+    };
+  }, [words, call?.recording_url]);
+
+  if (!call) return html`<section><h1>Call</h1><${ErrorNote} error=${error} /><p>Loading…</p></section>`;
+  const seek = (seconds: number) => {
+    if (audio.current) audio.current.currentTime = seconds;
+  };
+  let offset = 0;
+  return html`
+    <section aria-labelledby="call-title" class="call">
+      <h1 id="call-title">Call <code>${call.id}</code></h1>
+      <${ErrorNote} error=${error} />
+      <dl class="facts">
+        <div><dt>Status</dt><dd><span class=${`status ${call.status}`} data-testid="call-status">${call.status}</span></dd></div>
+        <div><dt>Type</dt><dd>${call.call_type}${call.direction ? ` · ${call.direction}` : ""}</dd></div>
+        <div><dt>Thread</dt><dd><${Link} href=${`/threads/${call.thread_id}`}>${call.thread_id}<//></dd></div>
+        <div><dt>Numbers</dt><dd>${call.from_number ?? "—"} → ${call.to_number ?? "—"}</dd></div>
+        <div><dt>Created</dt><dd>${formatDate(call.created_at)}</dd></div>
+        <div><dt>Duration</dt><dd>${call.duration_ms === null ? "—" : `${(call.duration_ms / 1000).toFixed(1)} s`}</dd></div>
+        <div><dt>Ended because</dt><dd>${call.disconnection_reason ?? "—"}</dd></div>
+      </dl>
+      <h2>Recording</h2>
+      ${call.recording_url
+        ? html`<audio ref=${audio} controls preload="auto" src=${call.recording_url} aria-label="Call recording" onError=${retryRecording}></audio>`
+        : html`<p>No recording yet.</p>`}
+      <h2>Transcript</h2>
+      ${call.transcript_object
+        ? html`<ol class="transcript" aria-label="Transcript; the word being played is highlighted">
+            ${call.transcript_object.map((utterance, index) => {
+              const first = offset;
+              offset += utterance.words.length;
+              return html`<li key=${index} class=${`utterance ${utterance.role}`}>
+                <span class="speaker">${utterance.role === "agent" ? "Agent" : "User"}</span>
+                <span class="words">
+                  ${utterance.words.length === 0
+                    ? utterance.content
+                    : utterance.words.map((word, position) => {
+                        const lit = current === first + position;
+                        return html`<span key=${first + position} class=${lit ? "word current" : "word"} aria-current=${lit ? "true" : undefined} data-start=${word.start} onClick=${() => seek(word.start)}>${word.word}</span> `;
+                      })}
+                </span>
+              </li>`;
+            })}
+          </ol>`
+        : call.transcript
+          ? html`<pre class="transcript-text">${call.transcript}</pre>`
+          : html`<p>No transcript yet.</p>`}
+      <h2>Analysis</h2>
+      ${call.call_analysis
+        ? html`<dl class="facts">
+            <div><dt>Summary</dt><dd>${call.call_analysis.call_summary}</dd></div>
+            <div><dt>Sentiment</dt><dd>${call.call_analysis.user_sentiment}</dd></div>
+            <div><dt>Successful</dt><dd>${call.call_analysis.call_successful === null ? "unknown" : call.call_analysis.call_successful ? "yes" : "no"}</dd></div>
+            ${Object.entries(call.call_analysis.custom_analysis_data).map(([key, value]) => html`<div key=${key}><dt>${key}</dt><dd>${JSON.stringify(value)}</dd></div>`)}
+          </dl>`
+        : html`<p>${call.status === "ended" ? "Analysis pending…" : "Available after the call ends."}</p>`}
+    </section>
+  `;
+}

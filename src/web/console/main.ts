@@ -1,0 +1,6 @@
+import { html } from "htm/preact";
+import { render } from "preact";
+import { App } from "./app.js";
+
+const root = document.getElementById("app");
+if (root) render(html`<${App} />`, root);

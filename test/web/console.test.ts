@@ -1,0 +1,317 @@
+import assert from "node:assert/strict";
+import { mkdir } from "node:fs/promises";
+import { after, before, test } from "node:test";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { Parley, type CallDetail, type ProjectConfig } from "../../packages/client/src/index.js";
+import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
+import { acmeAgent } from "../support/fixtures.js";
+import { adminKey, forEachDatabase } from "../support/harness.js";
+
+/** Screenshots of every screen, for people to look at (gitignored). */
+const artifacts = new URL("../../test-artifacts/console/", import.meta.url).pathname;
+const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+
+const supportProject: ProjectConfig = {
+  agent: { ...acmeAgent, provider: "builtin" },
+  pricing: { message_usd: 0.002, voice_minute_usd: 0.05 },
+  voice: {
+    accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }],
+    analysis_fields: [{ name: "asked_about_hours", type: "boolean", description: "Did the caller ask about opening hours?" }],
+    simulated: { script: ["Hello?", "What are your opening hours?", "Great, thanks. Bye."], ring_ms: 20, turn_ms: 30 },
+  },
+};
+
+async function waitForProcessedCall(parley: Parley, callId: string): Promise<CallDetail> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const call = await parley.calls.get(callId);
+    if (call.status === "ended" && call.call_analysis !== null && call.recording_url !== null) return call;
+    if (call.status === "error" || Date.now() > deadline) throw new Error(`the simulated call did not end well: ${JSON.stringify(call)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+// On both databases: the live pages ride on the events notifications, which PGlite and PostgreSQL deliver differently.
+forEachDatabase("the console in headless Chromium", (h) => {
+  let browser: Browser;
+  let page: Page;
+  let baseUrl = "";
+  let apiKey = "";
+  let threadId = "";
+  let call: CallDetail;
+  let slowProjectId = "";
+  let model: FakeLlmServer;
+  const shoot = (name: string) => page.screenshot({ path: `${artifacts}${name}.png`, fullPage: true });
+
+  before(async () => {
+    await mkdir(artifacts, { recursive: true });
+    model = await startFakeOpenAi({ chunks: ["Streaming ", "one ", "word ", "at ", "a ", "time."], chunkDelayMs: 120 });
+    baseUrl = await h().server.listen({ port: 0, host: "127.0.0.1" });
+    const admin = new Parley({ baseUrl, adminKey });
+    const organization = await admin.admin.createOrganization("Console org");
+    apiKey = organization.api_key;
+    const project = await admin.admin.createProject(organization.id, "support", supportProject);
+    const slow = await admin.admin.createProject(organization.id, "slow-calls", {
+      ...supportProject,
+      voice: { ...supportProject.voice, simulated: { script: ["Hello?", "What are your opening hours?", "Where is the office located?", "Bye."], ring_ms: 300, turn_ms: 400 } },
+    });
+    slowProjectId = slow.id;
+    await admin.admin.createProject(organization.id, "paced", { agent: { provider: "openai", model: "fake", base_url: model.url, api_key: "sk-fake" } });
+    const parley = new Parley({ baseUrl, credential: apiKey });
+    threadId = (await parley.threads.create({ project_name: "support", alias: "long-history" })).thread_id;
+    for (let turn = 1; turn <= 25; turn++) {
+      const question = turn === 3 ? "Where is the office located? (needle)" : `Question ${turn}: what are your opening hours?`;
+      await parley.chat.send({ thread_id: threadId, message: question, service_config_name: "support" });
+    }
+    const callThread = (await parley.threads.create({ alias: "caller" })).thread_id;
+    const created = await parley.voice.phoneCall(callThread, { callee: "+14155552671", project_id: project.id });
+    call = await waitForProcessedCall(parley, created.id);
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await model?.close();
+  });
+
+  test("signing in with an API key shows the threads, newest first", async () => {
+    await page.goto(`${baseUrl}/console`);
+    await page.getByLabel("API key").fill("sk_wrong");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    assert.match(await page.getByRole("alert").innerText(), /401/);
+    await page.getByLabel("API key").fill(apiKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Threads" }).waitFor();
+    const rows = page.locator("tbody tr");
+    await rows.first().waitFor();
+    assert.deepEqual(await rows.locator("td:first-child").allInnerTexts(), ["caller", "long-history"]);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("parley.console.apiKey")), apiKey);
+    await shoot("01-threads");
+  });
+
+  test("a thread's history scrolls back through the cursors", async () => {
+    await page.getByRole("link", { name: "long-history" }).click();
+    const messages = page.locator(".history .message");
+    await messages.first().waitFor();
+    assert.equal(await messages.count(), 20);
+    assert.match(await page.locator(".usage").innerText(), /Billable messages\s*25/);
+    await shoot("02-thread");
+    await page.locator(".history").evaluate((box) => (box.scrollTop = 0));
+    await page.waitForFunction(() => document.querySelectorAll(".history .message").length === 40);
+    await page.locator(".history").evaluate((box) => (box.scrollTop = 0));
+    await page.waitForFunction(() => document.querySelectorAll(".history .message").length === 50);
+    await page.getByText("Start of the thread").waitFor();
+    assert.equal(await messages.first().locator(".text").innerText(), "Question 1: what are your opening hours?");
+  });
+
+  test("search jumps to a match shown in its context", async () => {
+    await page.goto(`${baseUrl}/console#/threads/${threadId}`);
+    await page.locator(".history .message").first().waitFor();
+    await page.getByLabel("Text in this thread").fill("needle");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByRole("button", { name: /Jump to/ }).click();
+    const highlighted = page.locator(".message.highlighted");
+    await highlighted.waitFor();
+    assert.equal(await highlighted.locator(".text").innerText(), "Where is the office located? (needle)");
+    assert.equal(await highlighted.getAttribute("aria-current"), "true");
+    // Two messages of context either side; the window is shorter than the box, so the page before it (the thread's
+    // first two messages) is fetched at once, and the cursor after it waits for a click.
+    await page.waitForFunction(() => document.querySelectorAll(".history .message").length === 7);
+    assert.equal(await page.locator(".history .message .text").first().innerText(), "Question 1: what are your opening hours?");
+    assert.ok(await highlighted.isVisible());
+    await page.getByRole("button", { name: "Load newer messages" }).waitFor();
+    await shoot("03-search-jump");
+    await page.getByRole("button", { name: "Load newer messages" }).click();
+    await page.waitForFunction(() => document.querySelectorAll(".history .message").length === 27);
+  });
+
+  test("chat streams the reply into the page token by token", async () => {
+    await page.getByRole("button", { name: "Jump to latest" }).click();
+    await page.getByLabel("Project").fill("paced");
+    await page.getByLabel("Message", { exact: true }).fill("Tell me something slowly");
+    // Every text the streaming bubble shows, recorded in the page as it changes.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { streamed: string[] }).streamed = seen;
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid="streaming-reply"]')?.textContent;
+        if (text && text !== "…" && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.getByLabel("Message", { exact: true }).press("Enter");
+    await page.locator(".history .message.assistant", { hasText: "Streaming one word at a time." }).waitFor();
+    const streamed = await page.evaluate(() => (window as unknown as { streamed: string[] }).streamed);
+    assert.ok(streamed.length >= 3, `saw ${JSON.stringify(streamed)}`);
+    for (const partial of streamed) assert.ok("Streaming one word at a time.".startsWith(partial), partial);
+    assert.equal(await page.locator(".history .message", { hasText: "Tell me something slowly" }).count(), 1);
+    await shoot("04-chat");
+  });
+
+  test("a message stored elsewhere appears in the open thread from the events WebSocket", async () => {
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await new Parley({ baseUrl, credential: apiKey }).chat.send({ thread_id: threadId, message: "Sent from another client", service_config_name: "support" });
+    await page.locator(".history .message", { hasText: "Sent from another client" }).waitFor();
+    await page.locator(".usage", { hasText: "27" }).waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "the page was not reloaded");
+  });
+
+  test("the call list filters, and a call's transcript lights word by word as its recording plays", async () => {
+    await page.getByRole("link", { name: "Calls" }).click();
+    await page.locator("tbody tr").first().waitFor();
+    await page.getByRole("checkbox", { name: "web call" }).check();
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByText("No calls match.").waitFor();
+    await page.getByRole("checkbox", { name: "web call" }).uncheck();
+    await page.getByRole("checkbox", { name: "phone call" }).check();
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.locator("tbody tr").first().waitFor();
+    await shoot("05-calls");
+    await page.locator("tbody tr a").first().click();
+    await page.locator(".word").first().waitFor();
+    assert.equal(await page.getByTestId("call-status").innerText(), "ended");
+    const words = call.transcript_object?.flatMap((utterance) => utterance.words) ?? [];
+    assert.equal(await page.locator(".word").count(), words.length);
+    assert.match(await page.locator(".facts").last().innerText(), /asked_about_hours/);
+
+    await page.locator("audio").evaluate((audio: HTMLAudioElement) => audio.play());
+    const litStart = () => page.locator(".word.current").getAttribute("data-start").then(Number);
+    await page.locator(".word.current").waitFor();
+    const first = await litStart();
+    await page.waitForFunction((start) => Number(document.querySelector(".word.current")?.getAttribute("data-start")) > start + 0.5, first, { timeout: 10_000 });
+    const later = await litStart();
+    assert.ok(later > first, `the highlight moved from ${first}s to ${later}s`);
+    const time = await page.locator("audio").evaluate((audio: HTMLAudioElement) => audio.currentTime);
+    const expected = words.filter((word) => word.start <= time).at(-1);
+    assert.ok(expected && Math.abs(expected.start - (await litStart())) < 1.5, "the lit word is the one being played");
+    await page.locator("audio").evaluate((audio: HTMLAudioElement) => audio.pause());
+    await shoot("06-call");
+  });
+
+  test("a live call's page follows the call from the events WebSocket until its transcript and analysis arrive", async () => {
+    const parley = new Parley({ baseUrl, credential: apiKey });
+    const liveThread = (await parley.threads.create({ alias: "live-caller" })).thread_id;
+    const created = await parley.voice.phoneCall(liveThread, { callee: "+14155552671", project_id: slowProjectId });
+    await page.goto(`${baseUrl}/console#/calls/${created.id}`);
+    const status = page.getByTestId("call-status");
+    await status.waitFor();
+    assert.notEqual(await status.innerText(), "ended", "the page opened before the call ended");
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await page.locator(".transcript-text, .word").first().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="call-status"]', { hasText: "ended" }).waitFor({ timeout: 30_000 });
+    await page.locator(".word").first().waitFor({ timeout: 30_000 });
+    await page.getByText("Summary").waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "the page was not reloaded");
+  });
+
+  test("a simulation run from the page shows its turns and evaluation", async () => {
+    await page.getByRole("link", { name: "Simulations" }).click();
+    await page.getByLabel("Project", { exact: true }).fill("support");
+    await page.getByRole("button", { name: "Run simulation" }).click();
+    // Simulations are built on another branch: until it is merged this server answers 501, and the page says so.
+    await page.locator(".error, .verdict").first().waitFor();
+    if (await page.locator(".error").count()) {
+      assert.match(await page.locator(".error").innerText(), /501/);
+      // Meanwhile the screen is checked against the response shape decisions.md fixes ("Simulation"), answered here
+      // by the browser's request interception instead of the server.
+      await page.route("**/chat", (route) =>
+        route.fulfill({
+          contentType: "application/json",
+          body: JSON.stringify({
+            message: "We are open from 9 to 5 on weekdays.",
+            extras: {
+              user_message_id: null, conversation_id: null, reply_message_id: null,
+              simulation: {
+                id: "sim-1", thread_id: null, stop_reason: "max_turns",
+                turns: [
+                  { role: "user", message: "Hi, I have a question.", source: "message" },
+                  { role: "assistant", message: "Welcome to Acme!", source: "agent" },
+                  { role: "user", message: "When are you open?", source: "simulated" },
+                  { role: "assistant", message: "We are open from 9 to 5 on weekdays.", source: "agent" },
+                ],
+                evaluation: { verdict: "pass", score: 0.9, judge: "heuristic", criteria: [{ key: "task_completion", passed: true, score: 1, reasoning: "The question was answered." }] },
+              },
+            },
+          }),
+        }),
+      );
+      await Promise.all([page.waitForResponse("**/chat"), page.getByRole("button", { name: "Run simulation" }).click()]);
+      await page.unroute("**/chat");
+    }
+    await page.locator(".verdict").waitFor();
+    assert.ok((await page.locator("main .messages .message").count()) >= 2);
+    assert.match(await page.locator(".verdict").innerText(), /^(PASS|FAIL) · score \d\.\d\d · judge: \w+$/);
+    await shoot("07-simulate");
+  });
+
+  test("the admin screens create an organization (its key shown once), a project, and a new configuration version", async () => {
+    await page.getByRole("link", { name: "Admin" }).click();
+    await page.getByLabel("Admin key").fill(adminKey);
+    await page.getByRole("button", { name: "Use admin key" }).click();
+    await page.getByLabel("New organization name").fill("Made in the console");
+    await page.getByRole("button", { name: "Create organization" }).click();
+    const shown = await page.getByTestId("shown-once").innerText();
+    assert.match(shown, /^sk_/);
+    assert.equal((await new Parley({ baseUrl, credential: shown }).threads.list()).threads.length, 0);
+
+    const projectForm = page.locator("form", { has: page.getByRole("button", { name: "Create project" }) });
+    assert.match(await projectForm.getByLabel("Organization id").inputValue(), /^[0-9a-f-]{36}$/);
+    await projectForm.getByLabel("Project name").fill("from-console");
+    await projectForm.getByRole("button", { name: "Create project" }).click();
+    const versions = page.locator("table", { has: page.getByText("Configuration versions") }).locator("tbody tr");
+    await versions.first().waitFor();
+    assert.equal(await versions.count(), 1);
+    const editor = page.getByLabel(/Configuration \(JSON; write-only/);
+    const config = JSON.parse(await editor.inputValue()) as { agent: { greeting?: string } };
+    config.agent.greeting = "Published from the console";
+    await editor.fill(JSON.stringify(config));
+    await page.getByRole("button", { name: "Publish as a new version" }).click();
+    await page.getByText("New configuration version published").waitFor();
+    assert.equal(await versions.count(), 2);
+    assert.match(await editor.inputValue(), /Published from the console/);
+    await shoot("08-admin");
+  });
+
+  test("the console is usable from the keyboard alone", async () => {
+    await page.goto("about:blank");
+    await page.goto(`${baseUrl}/console#/threads`);
+    await page.locator("tbody tr").first().waitFor();
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Skip to content");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Calls");
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Calls" }).waitFor();
+    // Into the thread from its link, then the history box takes focus and scrolls with the keys.
+    await page.goto(`${baseUrl}/console#/threads`);
+    await page.getByRole("link", { name: "long-history" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".history .message").first().waitFor();
+    await page.locator(".history").focus();
+    const before = await page.locator(".history").evaluate((box) => box.scrollTop);
+    await page.keyboard.press("PageUp");
+    await page.waitForFunction((top) => (document.querySelector(".history")?.scrollTop ?? top) < top, before);
+  });
+
+  test("at phone width nothing overflows sideways and every input has a label", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const route of [`#/threads/${threadId}`, "#/calls", `#/calls/${call.id}`, "#/threads"]) {
+      await page.goto(`${baseUrl}/console${route}`);
+      await page.locator("main h1").first().waitFor();
+      await page.waitForTimeout(300);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 1, `${route} overflows by ${overflow}px`);
+      const unlabelled = await page.evaluate(() =>
+        [...document.querySelectorAll("input, select, textarea")].filter((element) => !(element as HTMLInputElement).labels?.length && !element.getAttribute("aria-label")).length,
+      );
+      assert.equal(unlabelled, 0, `${route} has inputs without labels`);
+    }
+    await page.goto(`${baseUrl}/console#/threads/${threadId}`);
+    await page.locator(".history .message").first().waitFor();
+    await shoot("09-phone-thread");
+  });
+});
