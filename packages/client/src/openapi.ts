@@ -639,6 +639,23 @@ export interface paths {
                                 provider?: "builtin" | "openai" | "anthropic";
                                 temperature?: number;
                             };
+                            speech?: {
+                                end_of_turn_ms?: number;
+                                stt?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    language?: string;
+                                    model?: string;
+                                    provider?: "pocketsphinx" | "openai";
+                                };
+                                tts?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    model?: string;
+                                    provider?: "espeak" | "openai";
+                                    voice?: string;
+                                };
+                            };
                             voice?: {
                                 accounts?: {
                                     /** Format: uuid */
@@ -880,6 +897,23 @@ export interface paths {
                                 model?: string;
                                 provider?: "builtin" | "openai" | "anthropic";
                                 temperature?: number;
+                            };
+                            speech?: {
+                                end_of_turn_ms?: number;
+                                stt?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    language?: string;
+                                    model?: string;
+                                    provider?: "pocketsphinx" | "openai";
+                                };
+                                tts?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    model?: string;
+                                    provider?: "espeak" | "openai";
+                                    voice?: string;
+                                };
                             };
                             voice?: {
                                 accounts?: {
@@ -2242,7 +2276,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers; the offline speech engines are listed, a missing one as degraded */
         get: {
             parameters: {
                 query?: never;
@@ -2259,6 +2293,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            speech?: {
+                                detail?: string;
+                                engine: string;
+                                ok: boolean;
+                            }[];
                             status: string;
                         };
                     };
@@ -3580,6 +3619,42 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The browser widget: chat and voice for a thread, with a thread token from the embedding site */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
