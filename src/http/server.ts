@@ -279,6 +279,7 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
       ...(definition.body ? { body: definition.body } : {}),
       ...(needsCaller ? { headers: authorizationHeader, security: [{ authorization: [] }] } : {}),
       response: definition.responses,
+      ...(definition.hidden ? { hide: true } : {}),
     },
     handler: async (request, reply) => {
       const issues: ValidationIssue[] = [];

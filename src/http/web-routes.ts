@@ -13,6 +13,7 @@ export function webRoutes(buildWidget: () => Promise<string>): RouteDefinition[]
       access: "public",
       responses: { 200: Type.String() },
       raw: true,
+      hidden: true,
       handler: async ({ reply }) => {
         widget ??= buildWidget().catch((error: unknown) => {
           widget = undefined;
