@@ -39,6 +39,8 @@ const config = loadConfig({
   ENCRYPTION_KEY: "bench-encryption-key-0123456789abcdef",
   DATA_DIR: dataDir,
   LOG_LEVEL: "silent",
+  // The earlier figure: calls as text exchanges. bench/voice-speech.ts measures calls with real audio.
+  SPEECH_MODE: "text",
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
 const app = await createApp(config, { db, logger: pino({ level: "silent" }) });

@@ -41,6 +41,8 @@ import { Notifier } from "./store/notifier.js";
 import { HttpMetrics } from "./http/metrics.js";
 import { buildServer } from "./http/server.js";
 import { systemRoutes } from "./http/system-routes.js";
+import { webRoutes } from "./http/web-routes.js";
+import { buildWidget } from "./web/build.js";
 import { threadRoutes } from "./http/thread-routes.js";
 import { threadListRoutes } from "./http/thread-list-routes.js";
 import { consoleRoutes } from "./http/console-routes.js";
@@ -163,7 +165,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
     memoryAnswers: [latestPageFromMemory(history, authenticator)],
     routes: [
-      ...systemRoutes(db, metrics),
+      ...systemRoutes(db, metrics, voice.speechStatus),
+      ...webRoutes(buildWidget),
       ...threadRoutes(threads),
       ...threadListRoutes(new ThreadListing(new ThreadListingStore(db))),
       ...chatRoutes(chat, simulations),

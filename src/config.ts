@@ -43,6 +43,12 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+function speechMode(env: Record<string, string | undefined>): "audio" | "text" {
+  const mode = env["SPEECH_MODE"] ?? "audio";
+  if (mode !== "audio" && mode !== "text") throw new ConfigError("SPEECH_MODE must be audio or text");
+  return mode;
+}
+
 type Env = Record<string, string | undefined>;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -155,6 +161,9 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatMs: integer(env, "CALL_HEARTBEAT_MS", 5_000, 100, 600_000),
       staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
+      speechMode: speechMode(env),
+      sttWorkers: integer(env, "SPEECH_STT_WORKERS", 2, 1, 64),
+      ttsWorkers: integer(env, "SPEECH_TTS_WORKERS", 2, 1, 64),
       // pg-boss polls every half second at the fastest.
       schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,
       vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),

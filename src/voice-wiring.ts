@@ -12,6 +12,8 @@ import { SimulatedVoiceProvider } from "./providers/voice/simulated.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createSpeechSynthesizer } from "./providers/voice/speech.js";
+import { SpeechCalls } from "./providers/voice/speech-calls.js";
+import { SpeechEngines, type EngineStatus } from "./providers/speech/engines.js";
 import type { ServerSecrets } from "./server-secrets.js";
 import { PgBossCallJobs } from "./store/calls-scheduler.js";
 import { CallsStore } from "./store/calls-store.js";
@@ -32,7 +34,7 @@ import type { ChatService, LlmFactory } from "./domain/chat/chat-service.js";
 import { EventsService } from "./domain/events/events-service.js";
 import type { Invalidations } from "./domain/cache/invalidation.js";
 import type { ProjectService } from "./domain/projects/project-service.js";
-import { RecordingUrlSigner, type RecordingStorage } from "./domain/calls/recordings.js";
+import { recordingKey, RecordingUrlSigner, type RecordingStorage } from "./domain/calls/recordings.js";
 import type { ThreadService } from "./domain/threads/thread-service.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 
@@ -62,6 +64,8 @@ export interface Voice {
   signer: RecordingUrlSigner;
   storage: RecordingStorage;
   settings: VoiceSettings;
+  /** The offline speech engines and whether each runs here, for `/readyz`. */
+  speechStatus(): Promise<EngineStatus[]>;
   start(): Promise<void>;
   /** Hangs up the calls this instance carries; called before the HTTP server closes its sockets. */
   stopCalls(): Promise<void>;
@@ -91,9 +95,32 @@ export function createVoice(deps: VoiceDeps): Voice {
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
   const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);
+  const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
+  const speechCalls =
+    settings.speechMode === "audio"
+      ? new SpeechCalls({
+          engines,
+          log,
+          saveRecording: async (callId, wav) => {
+            await storage.put(recordingKey(callId), wav);
+            return recordingKey(callId);
+          },
+          ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
+        })
+      : undefined;
+  if (speechCalls) lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
   const simulated = new SimulatedVoiceProvider(lifecycle, {
     log,
     speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
+    ...(speechCalls
+      ? {
+          audio: {
+            speech: speechCalls,
+            // The callee's own voice, told apart from the agent's by ear; eSpeak NG, whatever the project's engines.
+            calleeVoice: () => engines.tts({ provider: "espeak", voice: "en-us", base_url: "", model: "" }, {}, { pitch: 60 }),
+          },
+        }
+      : {}),
   });
   const publicBaseUrl = deps.config.publicBaseUrl?.replace(/\/+$/, "");
   const retellSockets = new LiveSockets<RetellLlmSession>();
@@ -152,6 +179,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     signer,
     storage,
     settings,
+    // In text-only mode no call needs a speech engine, so there is nothing to report.
+    speechStatus: async () => (settings.speechMode === "audio" ? engines.status() : []),
     async start() {
       await events.start();
       await calls.start();
@@ -166,6 +195,7 @@ export function createVoice(deps: VoiceDeps): Voice {
       await lifecycle.close();
       await jobs.stop();
       await results.close();
+      await engines.close();
       await events.stop();
     },
   };

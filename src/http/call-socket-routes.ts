@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
 import type { CallService } from "../domain/calls/call-service.js";
 import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
+import { pcmFromBytes } from "../providers/speech/audio.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
 import { bytesOf, closeOversizeWith1008, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 
@@ -13,7 +14,25 @@ export interface CallSocketOptions {
 
 /** A web call expects about one message per turn. */
 const callInbound = { bytes: maxFrameBytes, perWindow: 40 };
+/** Microphone audio: 16 kHz PCM is 32 KB a second, in frames of 20 ms or more (the widget sends 100 ms). */
+const callAudioInbound = { bytes: maxFrameBytes, perWindow: 600 };
+const audioWindowMs = 10_000;
 const maxTurnCharacters = 32_000;
+
+/** Counts frames per window; false for a frame over the size limit or beyond the window's allowance. */
+function frameWindow(limits: { bytes: number; perWindow: number }): (bytes: number) => boolean {
+  let windowStart = Date.now();
+  let count = 0;
+  return (bytes) => {
+    const now = Date.now();
+    if (now - windowStart > audioWindowMs) {
+      windowStart = now;
+      count = 0;
+    }
+    count += 1;
+    return bytes <= limits.bytes && count <= limits.perWindow;
+  };
+}
 const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: Type.Boolean({ default: false }) });
 const CallPath = Type.Object({ call_id: Type.String({ maxLength: 200 }) });
 
@@ -26,11 +45,11 @@ function parseTurn(text: string): WebCallClientMessage | string {
   }
   if (typeof message !== "object" || message === null) return "frames must be JSON objects";
   const { type, text: turn } = message as { type?: unknown; text?: unknown };
-  if (type === "hangup") return { type: "hangup" };
-  if (type !== "user_message") return 'type must be "user_message" or "hangup"';
+  if (type === "hangup" || type === "end") return { type: "hangup" };
+  if (type !== "text" && type !== "user_message") return 'type must be "text", "user_message" or "hangup"';
   if (containsNul(turn)) return nulRefusal;
   if (typeof turn !== "string" || turn.trim() === "" || turn.length > maxTurnCharacters) return `text must be 1 to ${maxTurnCharacters} characters`;
-  return { type: "user_message", text: turn };
+  return { type: "text", text: turn };
 }
 
 /** A web call's own socket (`GET /calls/{call_id}/ws?token=…`), its token checked before the upgrade. */
@@ -59,15 +78,24 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
           send: (message) => {
             if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
           },
+          sendAudio: (pcm) => {
+            if (socket.readyState === socket.OPEN) socket.send(pcm, { binary: true });
+          },
           close: (code, reason) => socket.close(code, reason),
         },
         { audio: join.audio },
       );
       const allow = guard(socket, options.pingMs, callInbound, () => undefined);
+      const allowAudio = frameWindow(callAudioInbound);
       socket.on("message", (data: RawData, isBinary: boolean) => {
         const bytes = bytesOf(data);
+        if (isBinary) {
+          if (!allowAudio(bytes.length)) socket.close(1008, bytes.length > callAudioInbound.bytes ? "message too large" : "too many messages");
+          else connection.receiveAudio(pcmFromBytes(bytes));
+          return;
+        }
         if (!allow(bytes.length)) return;
-        const message = isBinary ? "frames must be text" : parseTurn(bytes.toString());
+        const message = parseTurn(bytes.toString());
         if (typeof message === "string") socket.send(JSON.stringify({ type: "error", detail: message }));
         else connection.receive(message);
       });

@@ -36,18 +36,28 @@ const websockets = {
     credentials: "`?token=` the access_token of web_call.ready (once, within the join window)",
     query: { token: { type: "string", maxLength: 4096 }, audio: { type: "boolean", default: false } },
     refused: "Before the upgrade: 403 for a wrong or expired token, 404 for an unknown call, 422 for bad parameters",
-    clientFrames: [frame("user_message", { text: { type: "string", minLength: 1, maxLength: 32000 } }, ["text"]), frame("hangup", {})],
+    audio: "Binary frames both ways: 16-bit little-endian mono PCM at 16 kHz (the caller's microphone in, the agent's speech out in 20 ms frames)",
+    clientFrames: [
+      frame("text", { text: { type: "string", minLength: 1, maxLength: 32000 } }, ["text"]),
+      frame("user_message", { text: { type: "string", minLength: 1, maxLength: 32000 } }, ["text"]),
+      frame("hangup", {}),
+      frame("end", {}),
+    ],
     serverFrames: [
       frame("call.started", { call_id: { type: "string" } }, ["call_id"]),
+      frame("transcript", { role: { enum: ["user", "agent"] }, text: { type: "string" }, final: { type: "boolean" } }, ["role", "text", "final"]),
+      frame("agent_speaking", {}),
+      frame("clear", {}),
       frame("agent_delta", { turn: { type: "integer" }, text: { type: "string" } }, ["turn", "text"]),
       frame("agent_message", { turn: { type: "integer" }, text: { type: "string" } }, ["turn", "text"]),
       frame("agent_audio", { turn: { type: "integer" }, format: { const: "wav" }, data: { type: "string", contentEncoding: "base64" } }, ["turn", "format", "data"]),
       frame("error", { detail: { type: "string" } }, ["detail"]),
       frame("call.ended", { reason: { type: "string" } }, ["reason"]),
+      frame("end", { reason: { type: "string" } }, ["reason"]),
     ],
     closeCodes: {
       1000: "the call ended",
-      1008: "a frame over 64 KiB, or more than 40 frames in 10 s",
+      1008: "a frame over 64 KiB, more than 40 text frames or 600 audio frames in 10 s",
       1011: "an internal error",
       4409: "the call can no longer be joined",
     },
@@ -85,9 +95,12 @@ Refusals happen before the upgrade, with the usual HTTP status and body. Machine
   0 to 2^53 − 1): JSON events with \`type\` and a per-thread \`seq\`: \`message.created\`, \`call.updated\`,
   \`web_call.ready\` (\`call_id\`, \`access_token\`). Send \`{"type":"ping"}\` for \`{"type":"pong"}\`. Closes 1008 on
   more than 20 frames in 10 s or a frame over 1 KiB, 1011 when reading events fails (reconnect with \`?after=\`).
-- \`GET /calls/{call_id}/ws?token=…[&audio=true]\`: send \`{"type":"user_message","text"}\` or \`{"type":"hangup"}\`;
-  receive \`call.started\`, \`agent_delta\`, \`agent_message\`, \`agent_audio\` (base64 WAV), \`error\` (the call goes
-  on) and \`call.ended\`. Closes 1000 when the call ends, 1008 on a frame over 64 KiB or more than 40 in 10 s.
+- \`GET /calls/{call_id}/ws?token=…[&audio=true]\`: with real audio (the default \`SPEECH_MODE=audio\`), binary frames
+  of 16-bit mono PCM at 16 kHz both ways; send \`{"type":"text","text"}\` (or \`user_message\`) or
+  \`{"type":"hangup"}\`; receive \`transcript\`, \`agent_speaking\`, \`clear\` (barge-in), \`error\` (the call goes on),
+  \`call.ended\` and \`end\`. With \`SPEECH_MODE=text\`: \`call.started\`, \`agent_delta\`, \`agent_message\`,
+  \`agent_audio\` (base64 WAV). Closes 1000 when the call ends, 1008 on a frame over 64 KiB, more than 40 text or
+  600 audio frames in 10 s.
 `;
 
 export const openapiExtensions = { description, "x-websockets": websockets, "x-streams": streams };

@@ -73,6 +73,8 @@ export interface RouteDefinition<
   errorShape?: ErrorBodyShape;
   /** Set for routes whose handler writes the response itself (streams, binary files, pre-rendered JSON). */
   raw?: boolean;
+  /** Left out of the OpenAPI document: a file for browsers (the widget), not an operation of the interface. */
+  hidden?: boolean;
   handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>>): Promise<unknown>;
 }
 

@@ -191,6 +191,18 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Hooks in callback style: Fastify runs them without a promise and a microtask each, on every request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    // Any origin may call the interface from a browser (the widget on a customer's site): credentials travel in the
+    // Authorization header, never in cookies, so a page can only use a token its own backend gave it.
+    reply.header("access-control-allow-origin", "*");
+    if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
+      reply
+        .code(204)
+        .header("access-control-allow-methods", "GET, POST, PUT, DELETE")
+        .header("access-control-allow-headers", "authorization, content-type, accept")
+        .header("access-control-max-age", "600")
+        .send();
+      return;
+    }
     done();
   });
   app.addHook("onResponse", (request, reply, done) => {
@@ -267,6 +279,7 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
       ...(definition.body ? { body: definition.body } : {}),
       ...(needsCaller ? { headers: authorizationHeader, security: [{ authorization: [] }] } : {}),
       response: definition.responses,
+      ...(definition.hidden ? { hide: true } : {}),
     },
     handler: async (request, reply) => {
       const issues: ValidationIssue[] = [];

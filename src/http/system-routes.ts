@@ -1,13 +1,16 @@
 import { Type } from "@sinclair/typebox";
 import { UnavailableError } from "../domain/shared/errors.js";
 import type { Db } from "../domain/shared/database.js";
+import type { EngineStatus } from "../providers/speech/engines.js";
 import type { HttpMetrics } from "./metrics.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { Detail } from "./schemas.js";
 
 const Status = Type.Object({ status: Type.String() });
+const SpeechEngineStatus = Type.Object({ engine: Type.String(), ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+const Readiness = Type.Object({ status: Type.String(), speech: Type.Optional(Type.Array(SpeechEngineStatus)) });
 
-export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
+export function systemRoutes(db: Db, metrics: HttpMetrics, speechStatus?: () => Promise<EngineStatus[]>): RouteDefinition[] {
   return [
     defineRoute({
       method: "GET",
@@ -22,16 +25,18 @@ export function systemRoutes(db: Db, metrics: HttpMetrics): RouteDefinition[] {
       method: "GET",
       url: "/readyz",
       tags: ["system"],
-      summary: "Readiness: the database answers",
+      summary: "Readiness: the database answers; the offline speech engines are listed, a missing one as degraded",
       access: "public",
-      responses: { 200: Status, 503: Detail },
+      responses: { 200: Readiness, 503: Detail },
       handler: async () => {
         try {
           await db.ping();
         } catch {
           throw new UnavailableError("Database unavailable");
         }
-        return { status: "ok" };
+        const speech = (await speechStatus?.()) ?? [];
+        if (speech.length === 0) return { status: "ok" };
+        return { status: speech.every((engine) => engine.ok) ? "ok" : "degraded", speech };
       },
     }),
     defineRoute({

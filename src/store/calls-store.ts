@@ -99,17 +99,27 @@ export class CallsStore implements CallsRepository {
     reason: DisconnectionReason,
     tx: Queryable,
     staleSeconds?: number,
-    endedAt?: Date,
+    end?: { endedAt?: Date; transcriptObject?: unknown; recordingKey?: string },
   ): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET status = $3, disconnection_reason = $4, owner = NULL,
               ended_at = CASE WHEN $6::timestamptz IS NOT NULL THEN greatest(coalesce(c.started_at, $6::timestamptz), $6::timestamptz)
                               WHEN $5::float8 IS NULL OR c.started_at IS NULL THEN clock_timestamp()
-                              ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END
+                              ELSE greatest(c.started_at, coalesce(c.heartbeat_at, clock_timestamp())) END,
+              transcript_object = coalesce($7::jsonb, c.transcript_object), recording_key = coalesce($8, c.recording_key)
         WHERE c.id = $1 AND c.status = ANY($2::text[])
           AND ($5::float8 IS NULL OR c.heartbeat_at < now() - make_interval(secs => $5::float8))
         RETURNING ${columns}`,
-      [id, [...from], status, reason, staleSeconds ?? null, endedAt ?? null],
+      [
+        id,
+        [...from],
+        status,
+        reason,
+        staleSeconds ?? null,
+        end?.endedAt ?? null,
+        end?.transcriptObject === undefined ? null : jsonParam(end.transcriptObject),
+        end?.recordingKey ?? null,
+      ],
     );
     return row;
   }
@@ -189,6 +199,15 @@ export class CallsStore implements CallsRepository {
       [staleSeconds],
     );
     return { stale: rows.filter((row) => !row.not_joined).map((row) => row.id), notJoined: rows.filter((row) => row.not_joined).map((row) => row.id) };
+  }
+
+  /** The analysis of a call whose recording and transcript were written as it ended; once. */
+  async saveAnalysis(id: string, analysis: unknown): Promise<CallRecord | undefined> {
+    const [row] = await this.db.query<CallRecord>(
+      `UPDATE calls c SET call_analysis = $2, processed_at = clock_timestamp() WHERE c.id = $1 AND c.processed_at IS NULL RETURNING ${columns}`,
+      [id, jsonParam(analysis)],
+    );
+    return row;
   }
 
   /** The post-call results, written once. */

@@ -198,6 +198,7 @@ const samples: Record<string, Sample> = {
   "POST /admin/api-keys/:key_id/rotate": { ids: (w) => ({ key_id: w.spareKeyId }) },
   "GET /healthz": {},
   "GET /readyz": {},
+  "GET /widget.js": {},
   "GET /metrics": {},
   "GET /openapi.json": {},
 };

@@ -20,7 +20,7 @@ forEachDatabase("the OpenAPI document", (h) => {
     assert.deepEqual(Object.keys(sockets).sort(), ["/calls/{call_id}/ws", "/threads/{thread_id}/events"]);
     const types = (frames: SocketDoc["serverFrames"]) => frames.map((frame) => frame.properties.type.const).sort();
     assert.deepEqual(types(sockets["/threads/{thread_id}/events"]!.serverFrames), ["call.updated", "message.created", "pong", "web_call.ready"]);
-    assert.deepEqual(types(sockets["/calls/{call_id}/ws"]!.clientFrames), ["hangup", "user_message"]);
+    assert.deepEqual(types(sockets["/calls/{call_id}/ws"]!.clientFrames), ["end", "hangup", "text", "user_message"]);
     assert.ok("1008" in sockets["/calls/{call_id}/ws"]!.closeCodes);
     assert.deepEqual(Object.keys(document["x-streams"]["POST /chat"]!).sort(), ["application/x-ndjson", "text/event-stream"]);
     assert.match(document.info.description, /## WebSockets/);

@@ -34,6 +34,8 @@ export function testConfig(database: TestDatabase, overrides: Record<string, str
     DATA_DIR: "./.tmp/test-data",
     LOG_LEVEL: "silent",
     SHUTDOWN_GRACE_MS: "500",
+    // Calls exchange text unless a suite asks for real audio (test/voice-calls/audio-calls.test.ts and the browser test).
+    SPEECH_MODE: "text",
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...overrides,
   });

@@ -26,7 +26,10 @@ export const voiceConfig = {
 };
 
 /** Short timings so that web-call expiry and sweeps happen within a test. */
-export const testVoiceSettings: Partial<VoiceSettings> = { webCallJoinTimeoutMs: 300, heartbeatMs: 200, schedulerPollSeconds: 0.5 };
+export const testVoiceSettings: Partial<VoiceSettings> = { webCallJoinTimeoutMs: 300, heartbeatMs: 200, schedulerPollSeconds: 0.5, speechMode: "text" };
+
+/** The settings of suites that run calls with real audio through the speech pipeline. */
+export const audioVoiceSettings: Partial<VoiceSettings> = { ...testVoiceSettings, webCallJoinTimeoutMs: 10_000, speechMode: "audio" };
 
 export interface VoiceHarness {
   database: TestDatabase;
@@ -49,21 +52,26 @@ export function injector(app: App): (options: InjectOptions) => Promise<TestResp
   };
 }
 
-async function openApp(database: TestDatabase, db: Db = database.db): Promise<App> {
-  const app = await createApp(testConfig(database), { db, logger: pino({ level: "silent" }), voice: testVoiceSettings });
+async function openApp(database: TestDatabase, db: Db = database.db, voice: Partial<VoiceSettings> = testVoiceSettings): Promise<App> {
+  const app = await createApp(testConfig(database), { db, logger: pino({ level: "silent" }), voice });
   await app.server.ready();
   return app;
 }
 
 /** Like the shared harness's `forEachDatabase`, with the voice timings above and a way to start more apps. */
-export function forEachVoiceDatabase(title: string, body: (harness: () => VoiceHarness) => void, only?: TestDatabase["name"]): void {
+export function forEachVoiceDatabase(
+  title: string,
+  body: (harness: () => VoiceHarness) => void,
+  only?: TestDatabase["name"],
+  voice: Partial<VoiceSettings> = testVoiceSettings,
+): void {
   for (const database of openedDatabases().filter((candidate) => only === undefined || candidate.name === only)) {
     describe(`${title} [${database.name}]`, () => {
       let harness: VoiceHarness | undefined;
       const extra: App[] = [];
       const pools: Db[] = [];
       before(async () => {
-        const app = await openApp(database);
+        const app = await openApp(database, database.db, voice);
         const request = injector(app);
         const admin = (method: InjectOptions["method"], url: string, payload?: unknown) =>
           request({ method, url, headers: { authorization: `Bearer ${adminKey}` }, ...(payload === undefined ? {} : { payload: payload as InjectOptions["payload"] }) });
@@ -74,7 +82,7 @@ export function forEachVoiceDatabase(title: string, body: (harness: () => VoiceH
           async startApp(options) {
             const pool = options?.ownPool && database.url ? openPostgres(database.url, 10) : undefined;
             if (pool) pools.push(pool);
-            const started = await openApp(database, pool);
+            const started = await openApp(database, pool, voice);
             extra.push(started);
             return started;
           },

@@ -41,7 +41,7 @@ forEachVoiceDatabase("web calls", (h) => {
     assert.ok(decodeWav(Buffer.from(String(audio.data), "base64")).samples.length > 0);
 
     call.send({ type: "nonsense" });
-    assert.equal((await call.next((m) => m.type === "error")).detail, 'type must be "user_message" or "hangup"');
+    assert.equal((await call.next((m) => m.type === "error")).detail, 'type must be "text", "user_message" or "hangup"');
     call.send({ type: "user_message", text: "Where is the office located?" });
     assert.equal((await call.next((m) => m.type === "agent_message")).text, "Our office is at 1 Main Street.");
     call.send({ type: "hangup" });

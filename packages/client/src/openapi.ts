@@ -639,6 +639,23 @@ export interface paths {
                                 provider?: "builtin" | "openai" | "anthropic";
                                 temperature?: number;
                             };
+                            speech?: {
+                                end_of_turn_ms?: number;
+                                stt?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    language?: string;
+                                    model?: string;
+                                    provider?: "pocketsphinx" | "openai";
+                                };
+                                tts?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    model?: string;
+                                    provider?: "espeak" | "openai";
+                                    voice?: string;
+                                };
+                            };
                             voice?: {
                                 accounts?: {
                                     /** Format: uuid */
@@ -889,6 +906,23 @@ export interface paths {
                                 model?: string;
                                 provider?: "builtin" | "openai" | "anthropic";
                                 temperature?: number;
+                            };
+                            speech?: {
+                                end_of_turn_ms?: number;
+                                stt?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    language?: string;
+                                    model?: string;
+                                    provider?: "pocketsphinx" | "openai";
+                                };
+                                tts?: {
+                                    api_key?: string;
+                                    base_url?: string;
+                                    model?: string;
+                                    provider?: "espeak" | "openai";
+                                    voice?: string;
+                                };
                             };
                             voice?: {
                                 accounts?: {
@@ -2260,7 +2294,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers; the offline speech engines are listed, a missing one as degraded */
         get: {
             parameters: {
                 query?: never;
@@ -2277,6 +2311,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            speech?: {
+                                detail?: string;
+                                engine: string;
+                                ok: boolean;
+                            }[];
                             status: string;
                         };
                     };

@@ -34,6 +34,17 @@ export interface VendorEnd {
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;
 
+/** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
+export interface CallMedia {
+  transcriptObject: unknown;
+  recordingKey: string;
+  /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
+  endedAt: Date;
+}
+
+/** Stops a call's audio and stores its recording; undefined when this instance does not carry the call's audio. */
+export type MediaFinalizer = (callId: string) => Promise<CallMedia | undefined>;
+
 /**
  * The domain side of a call's life, as providers report it: connecting opens a new conversation of the thread,
  * utterances go to the thread's history in that conversation, and ending closes the conversation, bills the voice
@@ -54,8 +65,18 @@ export class CallLifecycle implements CallEventSink {
     private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations },
   ) {}
 
+  private finalizer: MediaFinalizer | undefined;
+
   onFinished(listener: FinishedListener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * The provider's way to put the recording and the timed transcript into the transition that ends a call, so that
+   * the read that shows `ended` shows them too.
+   */
+  setMediaFinalizer(finalizer: MediaFinalizer): void {
+    this.finalizer = finalizer;
   }
 
   async connected(callId: string, startedAt?: Date): Promise<boolean> {
@@ -110,10 +131,11 @@ export class CallLifecycle implements CallEventSink {
     const call = await this.stores.calls.findById(callId);
     if (!call || !endableStatusesFor(reason).includes(call.status)) return undefined;
     const pricePerMinute = await this.voicePrice(call);
+    const media = call.status === "ongoing" && staleSeconds === undefined ? await this.takeMedia(callId) : undefined;
     const finished = await this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
-          let ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds, vendor?.endedAt);
+          let ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds, media ?? (vendor ? { endedAt: vendor.endedAt } : undefined));
           if (!ended) return undefined;
           if (vendor?.transcriptObject !== undefined) {
             ended = (await this.stores.vendor.saveTranscript(callId, { transcriptObject: vendor.transcriptObject, recordingUrl: vendor.recordingUrl ?? null }, tx)) ?? ended;
@@ -148,11 +170,27 @@ export class CallLifecycle implements CallEventSink {
     await this.events.append(call.thread_id, "call.updated", { call: callSummary(call) }, tx);
   }
 
+  /** The post-call job is done: `call.updated` as before, and `call.analyzed` with the analysis. */
+  async publishAnalyzed(call: CallRecord, tx: Queryable): Promise<void> {
+    await this.publishUpdate(call, tx);
+    await this.events.append(call.thread_id, "call.analyzed", { call_id: call.id, call_analysis: call.call_analysis ?? null }, tx);
+  }
+
   /** Waits for transitions in flight, so that the database is not closed under them. */
   async close(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  private async takeMedia(callId: string): Promise<CallMedia | undefined> {
+    try {
+      return await this.finalizer?.(callId);
+    } catch (error) {
+      // The post-call job renders a recording from the stored utterances instead.
+      this.options.log.error({ err: error, callId }, "storing a call's recording failed");
+      return undefined;
+    }
   }
 
   private async voicePrice(call: CallRecord): Promise<number> {

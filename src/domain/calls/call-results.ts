@@ -37,6 +37,10 @@ export class CallResults {
       startSeconds: Math.max(0, (utterance.created_at.getTime() - startedAt) / 1000),
     }));
     const resolved = await this.resolve(call);
+    if (call.recording_key !== null) {
+      // Recorded live as the call ended (see CallLifecycle.setMediaFinalizer): only the analysis is left.
+      return this.calls.saveAnalysis(call.id, await this.analyze(resolved, utterances));
+    }
     let transcriptObject: TranscriptEntry[] = utterances.map((utterance) => ({ role: utterance.role, content: utterance.content, words: [] }));
     let key: string | null = null;
     if (call.provider === "twilio") {
@@ -52,19 +56,22 @@ export class CallResults {
         this.log.error({ err: error, callId }, "rendering a call recording failed");
       }
     }
-    let analysis: CallAnalysis | null = null;
+    return this.calls.saveResults(call.id, { transcriptObject, recordingKey: key, analysis: await this.analyze(resolved, utterances) });
+  }
+
+  private async analyze(resolved: ResolvedProject, utterances: { role: "agent" | "user"; content: string }[]): Promise<CallAnalysis | null> {
     try {
       const agent = resolved.config.agent;
-      analysis = await analyzeCall({
+      return await analyzeCall({
         transcript: utterances.map((utterance) => ({ role: utterance.role, content: utterance.content })),
         fields: resolved.config.voice.analysis_fields,
         provider: this.llm(agent, resolved.secrets.agentApiKey),
         providerKind: agent.provider,
       });
     } catch (error) {
-      this.log.warn({ err: error, callId }, "analysing a call failed");
+      this.log.warn({ err: error, projectId: resolved.project.id }, "analysing a call failed");
+      return null;
     }
-    return this.calls.saveResults(call.id, { transcriptObject, recordingKey: key, analysis });
   }
 
   async close(): Promise<void> {

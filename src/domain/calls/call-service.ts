@@ -229,7 +229,7 @@ export class CallService {
 
   private async processResults(callId: string): Promise<void> {
     const updated = await this.deps.results.process(callId);
-    if (updated) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishUpdate(updated, tx));
+    if (updated) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishAnalyzed(updated, tx));
   }
 
   private async dial(call: CallRecord): Promise<void> {
@@ -300,7 +300,9 @@ export class CallService {
       serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
       recorded,
     });
-    return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session };
+    const { sttApiKey, ttsApiKey } = resolved.secrets;
+    const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
+    return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session, speechKeys };
   }
 
   /** The project version a call was created with: its settings and credentials. */

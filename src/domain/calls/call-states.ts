@@ -43,6 +43,8 @@ export const disconnectionReasons = {
   error_provider: "error",
   /** The agent's model failed mid-call (Retell's word for a failing LLM connection). */
   error_llm_websocket_runtime: "error",
+  /** A speech engine the call needs is not installed, or a speech vendor failed during the call. */
+  error_speech_unavailable: "error",
   /** The instance that ran the call's live part stopped vouching for it (it crashed or was killed). */
   error_instance_lost: "error",
   /** The callee's line was busy (Twilio's `busy`, Retell's `dial_busy`). */

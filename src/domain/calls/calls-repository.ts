@@ -93,7 +93,8 @@ export interface CallsRepository {
   /**
    * Ends a call that is in one of `from`. A call whose instance was lost ends at its last heartbeat, the last moment
    * it was known to run; `staleSeconds` then also requires the heartbeat to still be that old, so that an owner that
-   * was only slow keeps its call. `endedAt` is the vendor's own end time, when it reports one.
+   * was only slow keeps its call. `end` carries what the ending instance knows: a vendor's own end time, or, when this
+   * instance carried the call's audio, its recording and timed transcript, written as it ends.
    */
   finish(
     id: string,
@@ -102,7 +103,7 @@ export interface CallsRepository {
     reason: DisconnectionReason,
     tx: Queryable,
     staleSeconds?: number,
-    endedAt?: Date,
+    end?: { endedAt?: Date; transcriptObject?: unknown; recordingKey?: string },
   ): Promise<CallRecord | undefined>;
   /**
    * Appends one utterance of an ongoing call to its thread's history, with its `message.created` event, in a single
@@ -135,6 +136,8 @@ export interface CallsRepository {
     notJoined: string[];
   }>;
   /** The post-call results, written once; a recording key already set (a vendor's stream stored it) is kept when none is given. */
+  /** The analysis of a call whose recording and transcript were written as it ended; once. */
+  saveAnalysis(id: string, analysis: unknown): Promise<CallRecord | undefined>;
   saveResults(id: string, results: {
     transcriptObject: unknown;
     recordingKey: string | null;

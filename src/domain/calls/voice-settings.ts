@@ -14,4 +14,11 @@ export interface VoiceSettings {
   vendorTimeoutMs: number;
   /** How long a vendor socket naming a call not yet bound waits for it (the vendor's answer may still be on its way). */
   vendorSocketGraceMs: number;
+  /** `audio`: every call runs through the speech pipeline; `text`: lines and replies go as text (fast tests). */
+  speechMode: "audio" | "text";
+  /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */
+  sttWorkers: number;
+  ttsWorkers: number;
+  /** Told each voice turn's latency (end of caller speech → first agent audio), for benchmarks. */
+  onTurnLatency?: (ms: number) => void;
 }

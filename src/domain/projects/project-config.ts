@@ -23,6 +23,30 @@ const VoiceAccount = Type.Object({
   phone_numbers: Type.Array(Type.String({ minLength: 3, maxLength: 32 }), { minItems: 1, maxItems: 50 }),
 });
 
+const httpUrl = { maxLength: 2000, pattern: "^https?://" };
+
+const SpeechInput = Type.Object({
+  stt: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("pocketsphinx"), Type.Literal("openai")])),
+      language: Type.Optional(Type.String({ maxLength: 35, pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" })),
+      base_url: Type.Optional(Type.String(httpUrl)),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
+  tts: Type.Optional(
+    Type.Object({
+      provider: Type.Optional(Type.Union([Type.Literal("espeak"), Type.Literal("openai")])),
+      voice: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      base_url: Type.Optional(Type.String(httpUrl)),
+      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      model: Type.Optional(Type.String({ maxLength: 200 })),
+    }),
+  ),
+  end_of_turn_ms: Type.Optional(Type.Integer({ minimum: 200, maximum: 3000 })),
+});
+
 /** The project configuration as an admin sends it; every key optional, defaults filled by `withDefaults`. */
 export const ProjectConfigInput = Type.Object({
   agent: Type.Optional(
@@ -50,6 +74,7 @@ export const ProjectConfigInput = Type.Object({
     }),
   ),
   json_input: Type.Optional(Type.Object({ schema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { dict: true })) })),
+  speech: Type.Optional(SpeechInput),
   simulation: Type.Optional(
     Type.Object({
       provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
@@ -110,6 +135,7 @@ export interface ProjectConfig {
   conversation: { lock_on_end: boolean };
   pricing: { message_usd: number; voice_minute_usd: number };
   json_input: { schema?: Record<string, unknown> };
+  speech: SpeechConfig;
   /**
    * Who plays the simulated user and the judge of `simulate` on POST /chat: `provider` null means the agent's own
    * provider, model and key; criteria add to the default ones.
@@ -134,6 +160,36 @@ export interface ProjectConfig {
 }
 
 export type VoiceProviderName = "simulated" | "twilio" | "retell";
+
+/** Speech engines of a project's calls (see docs/voice.md); API keys are kept apart with the other secrets. */
+export interface SpeechConfig {
+  stt: { provider: "pocketsphinx" | "openai"; language: string; base_url: string; model: string };
+  tts: { provider: "espeak" | "openai"; voice: string; base_url: string; model: string };
+  /** Silence after the caller's speech that ends their turn. */
+  end_of_turn_ms: number;
+}
+
+function speechWithDefaults(input: ProjectConfigInput["speech"]): SpeechConfig {
+  const stt = input?.stt ?? {};
+  const tts = input?.tts ?? {};
+  const sttProvider = stt.provider ?? "pocketsphinx";
+  const ttsProvider = tts.provider ?? "espeak";
+  return {
+    stt: {
+      provider: sttProvider,
+      language: stt.language ?? "en-US",
+      base_url: stt.base_url ?? (sttProvider === "openai" ? defaultBaseUrls.openai : ""),
+      model: stt.model ?? (sttProvider === "openai" ? "whisper-1" : ""),
+    },
+    tts: {
+      provider: ttsProvider,
+      voice: tts.voice ?? (ttsProvider === "openai" ? "alloy" : "en-us"),
+      base_url: tts.base_url ?? (ttsProvider === "openai" ? defaultBaseUrls.openai : ""),
+      model: tts.model ?? (ttsProvider === "openai" ? "tts-1" : ""),
+    },
+    end_of_turn_ms: input?.end_of_turn_ms ?? 500,
+  };
+}
 
 const defaultBaseUrls = { builtin: "", openai: "https://api.openai.com/v1", anthropic: "https://api.anthropic.com" };
 
@@ -162,6 +218,7 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
     conversation: { lock_on_end: input.conversation?.lock_on_end ?? false },
     pricing: { message_usd: input.pricing?.message_usd ?? 0, voice_minute_usd: input.pricing?.voice_minute_usd ?? 0 },
     json_input: input.json_input?.schema ? { schema: input.json_input.schema } : {},
+    speech: speechWithDefaults(input.speech),
     simulation: {
       provider: simulationProvider,
       model: simulation.model ?? (simulationProvider === "builtin" ? "builtin-persona-1" : ""),
@@ -199,6 +256,8 @@ function trimSlash(url: string): string {
 /** The write-only credentials of a configuration version, kept encrypted at rest. */
 export interface ProjectSecrets {
   agentApiKey?: string;
+  sttApiKey?: string;
+  ttsApiKey?: string;
   simulationApiKey?: string;
   twilioAuthToken?: string;
   retellApiKey?: string;
@@ -212,6 +271,8 @@ export function splitSecrets(input: ProjectConfigInput): { config: ProjectConfig
   if (input.simulation?.api_key) secrets.simulationApiKey = input.simulation.api_key;
   if (input.voice?.twilio?.auth_token) secrets.twilioAuthToken = input.voice.twilio.auth_token;
   if (input.voice?.retell?.api_key) secrets.retellApiKey = input.voice.retell.api_key;
+  if (input.speech?.stt?.api_key) secrets.sttApiKey = input.speech.stt.api_key;
+  if (input.speech?.tts?.api_key) secrets.ttsApiKey = input.speech.tts.api_key;
   return { config, secrets };
 }
 

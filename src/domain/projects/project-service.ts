@@ -3,8 +3,9 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, withDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
+import { ESPEAK_VOICE_PATTERN } from "./speech-voices.js";
 
 export interface ResolvedProject {
   project: ProjectRecord;
@@ -22,6 +23,7 @@ export interface ProjectView {
     agent: { api_key_set: boolean };
     simulation: { api_key_set: boolean };
     voice: { twilio: { auth_token_set: boolean }; retell: { api_key_set: boolean } };
+    speech: { stt: { api_key_set: boolean }; tts: { api_key_set: boolean } };
   };
   versions: { id: string; version: number; created_at: string }[];
 }
@@ -106,7 +108,9 @@ export class ProjectService {
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
-    const config = withVoiceVendorDefaults(version.config);
+    // Versions stored before speech settings existed have none: they run on the defaults.
+    const withVendors = withVoiceVendorDefaults(version.config);
+    const config = withVendors.speech ? withVendors : { ...withVendors, speech: withDefaults({}).speech };
     this.versionCache.set(versionId, config);
     this.secretCache.set(versionId, secrets);
     return { project, configVersionId: versionId, config, secrets };
@@ -124,6 +128,10 @@ export class ProjectService {
       if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
     }
     checkSimulationCriteria(input);
+    const tts = input.speech?.tts;
+    if (tts?.voice !== undefined && (tts.provider ?? "espeak") === "espeak" && !new RegExp(ESPEAK_VOICE_PATTERN).test(tts.voice)) {
+      throw valueError(["body", "config", "speech", "tts", "voice"], "not an eSpeak NG voice (language[+variant], e.g. en-us or en-us+f3)", tts.voice);
+    }
     const { config, secrets: given } = splitSecrets(input);
     const secrets: ProjectSecrets = { ...previousSecrets, ...given };
     checkVoiceVendor(config, secrets);
@@ -133,10 +141,17 @@ export class ProjectService {
 
 /** The configuration as the admin interface shows it: each credential only as whether it is set. */
 function publicView(config: ProjectConfig, secrets: ProjectSecrets): ProjectView["config"] {
+  // Versions stored before speech settings existed have none: they run on the defaults.
+  const speech = config.speech ?? withDefaults({}).speech;
   return {
     ...config,
     agent: { ...config.agent, api_key_set: secrets.agentApiKey !== undefined },
     simulation: { ...simulationSettingsOf(config), api_key_set: secrets.simulationApiKey !== undefined },
+    speech: {
+      ...speech,
+      stt: { ...speech.stt, api_key_set: secrets.sttApiKey !== undefined },
+      tts: { ...speech.tts, api_key_set: secrets.ttsApiKey !== undefined },
+    },
     voice: {
       ...config.voice,
       twilio: { ...config.voice.twilio, auth_token_set: secrets.twilioAuthToken !== undefined },

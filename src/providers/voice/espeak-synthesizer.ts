@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Speaker } from "./speakers.js";
 import type { SpeechSynthesizer, SynthesizedSpeech } from "./speech.js";
-import { decodeWav } from "./wav.js";
+import { decodeWav, type PcmAudio } from "./wav.js";
 import { alignWords, speechTokens } from "./word-timing.js";
 
 /** eSpeak NG writes 22.05 kHz; an empty text gets an empty clip at the same rate. */
@@ -125,6 +125,13 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
   async synthesize(text: string, voice: Speaker): Promise<SynthesizedSpeech> {
     const tokens = speechTokens(text);
     if (tokens.length === 0) return { sampleRate: ESPEAK_SAMPLE_RATE, samples: new Int16Array(0), words: [] };
+    const audio = await this.speak(text, VOICE_ARGUMENTS[voice]);
+    return { ...audio, words: alignWords(audio, tokens) };
+  }
+
+  /** The text spoken with eSpeak NG's command-line `arguments` (voice, pitch, speed), without word timings. */
+  async speak(text: string, args: readonly string[]): Promise<PcmAudio> {
+    if (speechTokens(text).length === 0) return { sampleRate: ESPEAK_SAMPLE_RATE, samples: new Int16Array(0) };
     const worker = await this.ready();
     const id = this.nextId++;
     const wav = await new Promise<Uint8Array>((resolve, reject) => {
@@ -134,10 +141,9 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
       }
       this.jobs.set(id, { resolve, reject });
       this.updateRef();
-      worker.postMessage({ id, text, args: VOICE_ARGUMENTS[voice] });
+      worker.postMessage({ id, text, args });
     });
-    const audio = decodeWav(wav);
-    return { ...audio, words: alignWords(audio, tokens) };
+    return decodeWav(wav);
   }
 
   async close(): Promise<void> {

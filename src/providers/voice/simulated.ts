@@ -2,7 +2,12 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import { ProviderError } from "../llm/types.js";
+import { pcmToBytes } from "../speech/audio.js";
+import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
+import type { TextToSpeech } from "../speech/types.js";
+import { SimulatedCallee } from "./simulated-callee.js";
 import { simulatedCallerLines } from "./simulated-caller.js";
+import { isSpeechUnavailable, type SpeechCalls } from "./speech-calls.js";
 import type {
   CallEventSink,
   PhoneCallRequest,
@@ -15,9 +20,14 @@ import type {
 } from "./types.js";
 
 export interface SimulatedProviderOptions {
-  /** The agent's reply as a WAV clip, for web clients that asked for audio. */
+  /** The agent's reply as a WAV clip, for web clients that asked for audio (text-only mode). */
   speak(text: string): Promise<Buffer>;
   log: Logger;
+  /**
+   * Real audio: calls run through the speech pipeline, the simulated callee speaking with `calleeVoice`. Without
+   * it (the fast text-only mode, `SPEECH_MODE=text`) lines and replies are exchanged as text.
+   */
+  audio?: { speech: SpeechCalls; calleeVoice(): TextToSpeech };
 }
 
 interface Carried {
@@ -59,7 +69,8 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
 
   async createPhoneCall(request: PhoneCallRequest): Promise<void> {
     const carried = this.carry(request.callId);
-    void this.runPhoneCall(request, carried)
+    const audio = this.options.audio;
+    void (audio ? this.runAudioPhoneCall(request, carried, audio) : this.runPhoneCall(request, carried))
       .catch((error: unknown) => this.fail(request.callId, "error_provider", error))
       .finally(() => this.release(request.callId, carried));
   }
@@ -77,6 +88,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
   }
 
   join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection {
+    if (this.options.audio) return this.joinWithAudio(request, client, this.options.audio.speech);
     const carried = this.carry(request.callId);
     carried.client = client;
     const { signal } = carried.controller;
@@ -117,6 +129,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
       receive: (message) => {
         queue = queue.then(() => handle(message)).catch((error: unknown) => this.fail(request.callId, "error_provider", error));
       },
+      receiveAudio: () => client.send({ type: "error", detail: "This server runs calls in text-only mode (SPEECH_MODE=text): send text turns" }),
       disconnected: () => {
         void started.then(async (live) => {
           if (live && !signal.aborted) await this.sink.ended(request.callId, "user_hangup");
@@ -126,17 +139,119 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
   }
 
   async endCall(callId: string, reason: DisconnectionReason): Promise<void> {
+    await this.options.audio?.speech.drop(callId);
     const carried = this.carried.get(callId);
     if (!carried) return;
     this.release(callId, carried);
     carried.client?.send({ type: "call.ended", reason });
+    carried.client?.send({ type: "end", reason });
     carried.client?.close(1000, "call ended");
   }
 
   async close(): Promise<void> {
     for (const [callId, carried] of [...this.carried]) {
       this.release(callId, carried);
+      await this.options.audio?.speech.drop(callId);
       carried.client?.close(1001, "server shutting down");
+    }
+  }
+
+  /** A phone call with real audio: the simulated callee speaks, the pipeline hears it and speaks the agent's answers. */
+  private async runAudioPhoneCall(request: PhoneCallRequest, carried: Carried, audio: NonNullable<SimulatedProviderOptions["audio"]>): Promise<void> {
+    const { signal } = carried.controller;
+    const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
+    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
+    const connectedAt = Date.now();
+    this.limitDuration(request, carried);
+    let pipeline: VoicePipeline | undefined;
+    const callee = new SimulatedCallee({
+      lines: simulatedCallerLines(request.config),
+      tts: audio.calleeVoice(),
+      turnMs,
+      hear: (frame) => pipeline?.hear(frame),
+      signal,
+    });
+    pipeline = await this.startPipeline(request, callee, audio.speech, carried, connectedAt);
+    if (pipeline && (await callee.run())) await this.sink.ended(request.callId, "user_hangup");
+  }
+
+  /** A web call whose client talks through its microphone (binary PCM frames) or in text turns. */
+  private joinWithAudio(request: ProviderCall, client: WebCallClient, speech: SpeechCalls): WebCallConnection {
+    const carried = this.carry(request.callId);
+    carried.client = client;
+    const { signal } = carried.controller;
+    const pipeline = (async () => {
+      if (!(await this.sink.connected(request.callId))) {
+        this.release(request.callId, carried);
+        client.send({ type: "error", detail: "This call can no longer be joined" });
+        client.close(4409, "call not joinable");
+        return undefined;
+      }
+      const connectedAt = Date.now();
+      client.send({ type: "call.started", call_id: request.callId });
+      this.limitDuration(request, carried);
+      return this.startPipeline(
+        request,
+        {
+          play: (frame) => client.sendAudio(pcmToBytes(frame)),
+          clear: () => client.send({ type: "clear" }),
+          mark: () => undefined,
+          notify: (notice) => client.send(notice),
+        },
+        speech,
+        carried,
+        connectedAt,
+      );
+    })().catch((error: unknown) => {
+      this.options.log.error({ err: error, callId: request.callId }, "joining a web call failed");
+      client.close(1011, "internal error");
+      return undefined;
+    });
+    let live: VoicePipeline | undefined;
+    void pipeline.then((started) => {
+      live = started;
+    });
+    return {
+      receive: (message) => {
+        if (message.type === "hangup") {
+          void pipeline.then((started) => (started && !signal.aborted ? this.sink.ended(request.callId, "user_hangup") : undefined)).catch((error: unknown) => this.fail(request.callId, "error_provider", error));
+          return;
+        }
+        void pipeline.then((started) => started?.textTurn(message.text));
+      },
+      receiveAudio: (samples) => live?.hear(samples),
+      disconnected: () => {
+        void pipeline.then(async (started) => {
+          if (started && !signal.aborted) await this.sink.ended(request.callId, "user_hangup");
+        }).catch((error: unknown) => this.options.log.warn({ err: error, callId: request.callId }, "ending a web call failed"));
+      },
+    };
+  }
+
+  /** The call's speech pipeline; a missing engine ends the call as `error_speech_unavailable`. */
+  private async startPipeline(
+    request: ProviderCall,
+    transport: Parameters<SpeechCalls["start"]>[1],
+    speech: SpeechCalls,
+    carried: Carried,
+    connectedAt: number,
+  ): Promise<VoicePipeline | undefined> {
+    try {
+      return await speech.start(
+        request,
+        transport,
+        (reason) => {
+          carried.controller.abort();
+          this.sink.ended(request.callId, reason).catch((error: unknown) => this.options.log.warn({ err: error, callId: request.callId }, "ending a call failed"));
+        },
+        connectedAt,
+      );
+    } catch (error) {
+      if (!isSpeechUnavailable(error)) throw error;
+      this.options.log.error({ callId: request.callId, detail: error.message }, "a call's speech engine is not available");
+      carried.client?.send({ type: "error", detail: error.message });
+      await this.sink.ended(request.callId, "error_speech_unavailable");
+      return undefined;
     }
   }
 

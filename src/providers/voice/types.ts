@@ -1,6 +1,7 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import type { ProjectConfig, ProjectSecrets } from "../../domain/projects/project-config.js";
 import type { Speaker } from "./speakers.js";
+import type { SpeechKeys } from "../speech/engines.js";
 
 /**
  * The one interface every voice provider implements. A provider places and carries calls; it reports what happens
@@ -20,7 +21,13 @@ export interface VoiceAgent {
    * Records the transcript's utterances it has not seen yet and answers the last user turn, streaming the reply
    * through `onDelta`. Undefined when the call is no longer ongoing (or `signal` aborted): the provider hangs up.
    */
-  respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal): Promise<string | undefined>;
+  respond(
+    transcript: readonly TranscriptItem[],
+    onDelta?: (text: string) => void,
+    signal?: AbortSignal,
+    /** `recordReply: false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
+    options?: { recordReply?: boolean },
+  ): Promise<string | undefined>;
   /** Records the transcript's new utterances without answering (a callee's closing words); false when the call is over. */
   hear(transcript: readonly TranscriptItem[]): Promise<boolean>;
 }
@@ -40,6 +47,8 @@ export interface CallEventSink {
 
 export interface ProviderCall {
   callId: string;
+  /** The speech vendors' keys of the project version (write-only settings), for the call's speech engines. */
+  speechKeys: SpeechKeys;
   /** The project configuration version the call was created with (voice settings, the agent's knowledge). */
   config: ProjectConfig;
   /** The version's credentials: a vendor's key or token. */
@@ -81,8 +90,8 @@ export interface VoiceProvider {
   close(): Promise<void>;
 }
 
-/** Messages a web-call client sends, as JSON text frames. */
-export type WebCallClientMessage = { type: "user_message"; text: string } | { type: "hangup" };
+/** Messages a web-call client sends, as JSON text frames (`user_message` is the older name of `text`). */
+export type WebCallClientMessage = { type: "text"; text: string } | { type: "hangup" };
 
 /** Messages the service sends to a web-call client, as JSON text frames. */
 export type WebCallServerMessage =
@@ -90,16 +99,24 @@ export type WebCallServerMessage =
   | { type: "agent_delta"; turn: number; text: string }
   | { type: "agent_message"; turn: number; text: string }
   | { type: "agent_audio"; turn: number; format: "wav"; data: string }
+  | { type: "transcript"; role: "user" | "agent"; text: string; final: boolean }
+  | { type: "agent_speaking" }
+  | { type: "clear" }
+  | { type: "end"; reason: DisconnectionReason }
   | { type: "call.ended"; reason: DisconnectionReason }
   | { type: "error"; detail: string };
 
 export interface WebCallClient {
   send(message: WebCallServerMessage): void;
+  /** A binary frame: the agent's speech as 16 kHz 16-bit little-endian mono PCM. */
+  sendAudio(pcm: Buffer): void;
   close(code: number, reason: string): void;
 }
 
 export interface WebCallConnection {
   receive(message: WebCallClientMessage): void;
+  /** The caller's microphone: 16 kHz mono PCM samples from a binary frame. */
+  receiveAudio(samples: Int16Array): void;
   /** The client's socket closed. */
   disconnected(): void;
 }

@@ -29,7 +29,12 @@ export class VoiceAgentSession implements VoiceAgent {
     this.recorded = options.recorded ?? 0;
   }
 
-  async respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal): Promise<string | undefined> {
+  async respond(
+    transcript: readonly TranscriptItem[],
+    onDelta?: (text: string) => void,
+    signal?: AbortSignal,
+    options: { recordReply?: boolean } = {},
+  ): Promise<string | undefined> {
     return this.options.serialize(async () => {
       if (!(await this.recordNew(transcript))) return undefined;
       const history = this.options.maxHistoryMessages > 0 ? transcript.slice(-this.options.maxHistoryMessages) : [];
@@ -47,7 +52,9 @@ export class VoiceAgentSession implements VoiceAgent {
         if (signal?.aborted) return undefined;
         throw error;
       }
-      if (signal?.aborted || !(await this.options.record([{ role: "agent", content: text }]))) return undefined;
+      if (signal?.aborted) return undefined;
+      if (options.recordReply === false) return text;
+      if (!(await this.options.record([{ role: "agent", content: text }]))) return undefined;
       this.recorded = transcript.length + 1;
       return text;
     });

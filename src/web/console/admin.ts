@@ -33,15 +33,15 @@ async function optionalList(path: string, field: string): Promise<Listed[] | und
 
 /**
  * The project view shows its configuration with every default filled in, some of which the input refuses (an empty
- * `base_url` is not a URL), and `api_key_set`, which only reports: both are left out of what is published, so that an
- * edited view publishes as it reads.
+ * `base_url` is not a URL, a null `simulation.provider` is "the agent's own"), and `api_key_set`, which only reports:
+ * both are left out of what is published, so that an edited view publishes as it reads.
  */
 function withoutViewOnlyValues(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutViewOnlyValues);
   if (typeof value !== "object" || value === null) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key, item]) => item !== "" && key !== "api_key_set")
+      .filter(([key, item]) => item !== "" && item !== null && key !== "api_key_set")
       .map(([key, item]) => [key, withoutViewOnlyValues(item)]),
   );
 }

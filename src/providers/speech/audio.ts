@@ -1,0 +1,116 @@
+/**
+ * Audio as the speech pipeline carries it: mono 16-bit PCM. Inside Parley every stage works at 16 kHz (what the
+ * browser sends, what pocketsphinx and the VAD take); transports convert at their edge (8 kHz μ-law for telephony).
+ */
+
+export const PIPELINE_SAMPLE_RATE = 16_000;
+/** 20 ms: a frame size that WebRTC VAD accepts and small enough for barge-in to feel immediate. */
+export const FRAME_MS = 20;
+export const FRAME_SAMPLES = (PIPELINE_SAMPLE_RATE * FRAME_MS) / 1000;
+
+export interface PcmAudio {
+  sampleRate: number;
+  samples: Int16Array;
+}
+
+export function durationMs(audio: PcmAudio): number {
+  return (audio.samples.length * 1000) / audio.sampleRate;
+}
+
+/** Little-endian 16-bit samples from bytes (a WebSocket frame); a trailing odd byte is dropped. */
+export function pcmFromBytes(bytes: Uint8Array): Int16Array {
+  const count = Math.floor(bytes.byteLength / 2);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, count * 2);
+  const samples = new Int16Array(count);
+  for (let i = 0; i < count; i++) samples[i] = view.getInt16(i * 2, true);
+  return samples;
+}
+
+export function pcmToBytes(samples: Int16Array): Buffer {
+  const bytes = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) bytes.writeInt16LE(samples[i] ?? 0, i * 2);
+  return bytes;
+}
+
+function clamp16(value: number): number {
+  return value > 32767 ? 32767 : value < -32768 ? -32768 : Math.round(value);
+}
+
+/** Taps of the low-pass filter applied before downsampling: a Hamming-windowed sinc. */
+const LOW_PASS_TAPS = 31;
+const lowPassKernels = new Map<string, Float64Array>();
+
+function lowPassKernel(cutoff: number): Float64Array {
+  const key = cutoff.toFixed(6);
+  let kernel = lowPassKernels.get(key);
+  if (!kernel) {
+    kernel = new Float64Array(LOW_PASS_TAPS);
+    const middle = (LOW_PASS_TAPS - 1) / 2;
+    let sum = 0;
+    for (let i = 0; i < LOW_PASS_TAPS; i++) {
+      const x = i - middle;
+      const sinc = x === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * x) / (Math.PI * x);
+      kernel[i] = sinc * (0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (LOW_PASS_TAPS - 1)));
+      sum += kernel[i] ?? 0;
+    }
+    for (let i = 0; i < LOW_PASS_TAPS; i++) kernel[i] = (kernel[i] ?? 0) / sum;
+    lowPassKernels.set(key, kernel);
+  }
+  return kernel;
+}
+
+/**
+ * Converts between sample rates. Downsampling first removes what the new rate cannot carry (a windowed-sinc
+ * low-pass at 90 % of the new Nyquist frequency), since speech folded back from 4–8 kHz into a telephone channel,
+ * or from 8–11 kHz into the recognizer's 16 kHz, garbles it. Both directions then interpolate linearly, which keeps
+ * the duration exact.
+ */
+export function resample(samples: Int16Array, from: number, to: number): Int16Array {
+  if (from === to || samples.length === 0) return samples;
+  let source: ArrayLike<number> = samples;
+  if (to < from) {
+    const kernel = lowPassKernel((0.9 * to) / 2 / from);
+    const half = (kernel.length - 1) / 2;
+    const filtered = new Float64Array(samples.length);
+    for (let i = 0; i < samples.length; i++) {
+      let acc = 0;
+      for (let k = 0; k < kernel.length; k++) acc += (kernel[k] ?? 0) * (samples[i + k - half] ?? 0);
+      filtered[i] = acc;
+    }
+    source = filtered;
+  }
+  const out = new Int16Array(Math.round((samples.length * to) / from));
+  for (let i = 0; i < out.length; i++) {
+    const position = (i * from) / to;
+    const left = Math.floor(position);
+    const a = source[left] ?? 0;
+    const b = source[left + 1] ?? a;
+    out[i] = clamp16(a + (b - a) * (position - left));
+  }
+  return out;
+}
+
+export function toPipelineRate(audio: PcmAudio): Int16Array {
+  return resample(audio.samples, audio.sampleRate, PIPELINE_SAMPLE_RATE);
+}
+
+/** Cuts samples into frames of `size`, the last one padded with silence. */
+export function* framesOf(samples: Int16Array, size: number = FRAME_SAMPLES): Generator<Int16Array> {
+  for (let start = 0; start < samples.length; start += size) {
+    const frame = samples.subarray(start, start + size);
+    if (frame.length === size) yield frame;
+    else {
+      const padded = new Int16Array(size);
+      padded.set(frame);
+      yield padded;
+    }
+  }
+}
+
+/** Adds `clip` into `track` at `offset`, saturating: how two voices that overlap in time end up in one recording. */
+export function mixInto(track: Int16Array, clip: Int16Array, offset: number): void {
+  for (let i = 0; i < clip.length && offset + i < track.length; i++) {
+    if (offset + i < 0) continue;
+    track[offset + i] = clamp16((track[offset + i] ?? 0) + (clip[i] ?? 0));
+  }
+}

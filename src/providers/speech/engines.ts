@@ -1,0 +1,92 @@
+import type { SpeechConfig } from "../../domain/projects/project-config.js";
+import { EspeakPool, EspeakTts } from "./espeak-tts.js";
+import { SpeechUnavailableError } from "./errors.js";
+import { OpenAiStt } from "./openai-stt.js";
+import { OpenAiTts } from "./openai-tts.js";
+import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx-stt.js";
+import type { SpeechToText, TextToSpeech } from "./types.js";
+import { WebRtcVad } from "./vad.js";
+
+export interface SpeechKeys {
+  sttApiKey?: string;
+  ttsApiKey?: string;
+}
+
+export interface EngineStatus {
+  engine: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/**
+ * The speech engines of one instance. Offline engines are shared by every call (a pocketsphinx decoder pool per
+ * language, one eSpeak NG worker pool); vendor engines are cheap objects made per call from the project's
+ * settings. Nothing starts until it is first needed, so a server without pocketsphinx runs, reports it in
+ * `/readyz`, and ends only the calls that need it.
+ */
+export class SpeechEngines {
+  private readonly recognizers = new Map<string, PocketsphinxStt>();
+  private readonly espeak: EspeakPool;
+
+  constructor(private readonly options: { sttWorkers: number; ttsWorkers: number }) {
+    this.espeak = new EspeakPool(options.ttsWorkers);
+  }
+
+  stt(config: SpeechConfig["stt"], keys: SpeechKeys): SpeechToText {
+    if (config.provider === "openai") {
+      return new OpenAiStt({ baseUrl: config.base_url, model: config.model, ...(keys.sttApiKey ? { apiKey: keys.sttApiKey } : {}) }, config.language);
+    }
+    let recognizer = this.recognizers.get(config.language);
+    if (!recognizer) {
+      recognizer = new PocketsphinxStt(config.language, this.options.sttWorkers);
+      this.recognizers.set(config.language, recognizer);
+    }
+    return recognizer;
+  }
+
+  tts(config: SpeechConfig["tts"], keys: SpeechKeys, options: { pitch?: number; wordsPerMinute?: number } = {}): TextToSpeech {
+    if (config.provider === "openai") {
+      return new OpenAiTts({ baseUrl: config.base_url, model: config.model, ...(keys.ttsApiKey ? { apiKey: keys.ttsApiKey } : {}) }, config.voice);
+    }
+    return new EspeakTts(this.espeak, config.voice, options);
+  }
+
+  /** Throws SpeechUnavailableError when an offline engine these settings need is not installed here. */
+  async check(config: SpeechConfig): Promise<void> {
+    await WebRtcVad.create().then((vad) => vad.close());
+    if (config.stt.provider === "pocketsphinx") await checkPocketsphinx(config.stt.language);
+    if (config.tts.provider === "espeak") await this.espeak.check();
+  }
+
+  /** What `/readyz` reports: each offline engine of the default settings, and whether it runs here. */
+  async status(): Promise<EngineStatus[]> {
+    const probe = async (engine: string, check: () => Promise<unknown>): Promise<EngineStatus> => {
+      try {
+        await check();
+        return { engine, ok: true };
+      } catch (error) {
+        return { engine, ok: false, detail: error instanceof SpeechUnavailableError ? error.message : `${engine} failed: ${String(error)}` };
+      }
+    };
+    return Promise.all([
+      probe("vad:webrtc", () => WebRtcVad.create().then((vad) => vad.close())),
+      probe("stt:pocketsphinx", () => checkPocketsphinx("en-US")),
+      probe("tts:espeak", () => this.espeak.check()),
+    ]);
+  }
+
+  /** Loads the offline models ahead of the first call. */
+  async warm(config: SpeechConfig): Promise<void> {
+    await this.check(config);
+    if (config.stt.provider === "pocketsphinx") {
+      const recognizer = this.stt(config.stt, {});
+      if (recognizer instanceof PocketsphinxStt) await recognizer.warm();
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const recognizer of this.recognizers.values()) recognizer.close();
+    this.recognizers.clear();
+    await this.espeak.close();
+  }
+}

@@ -1,0 +1,97 @@
+import type { Logger } from "pino";
+import type { CallMedia } from "../../domain/calls/call-lifecycle.js";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { SpeechEngines } from "../speech/engines.js";
+import { ProviderError } from "../llm/types.js";
+import { SpeechUnavailableError } from "../speech/errors.js";
+import { CallRecorder } from "../speech/pipeline/call-recorder.js";
+import type { AudioTransport } from "../speech/pipeline/transport.js";
+import { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
+import { defaultTurnOptions } from "../speech/turn-detector.js";
+import { WebRtcVad, type VoiceActivityDetector } from "../speech/vad.js";
+import type { ProviderCall } from "./types.js";
+
+export interface SpeechCallsOptions {
+  engines: SpeechEngines;
+  /** Stores a finished call's recording; returns its key. */
+  saveRecording(callId: string, wav: Buffer): Promise<string>;
+  log: Logger;
+  /** Told each agent turn's latency (end of caller speech → first agent audio), for metrics and benchmarks. */
+  onTurnLatency?(ms: number): void;
+}
+
+interface Live {
+  pipeline: VoicePipeline;
+  recorder: CallRecorder;
+  vad: VoiceActivityDetector;
+}
+
+/**
+ * The calls this instance carries with real audio: each one's speech pipeline, built from its project's `speech`
+ * settings, and at its end the recording and timed transcript (see CallLifecycle.setMediaFinalizer). Every
+ * provider that carries audio (the simulated one, the web-call socket, a telephony media stream) goes through here.
+ */
+export class SpeechCalls {
+  private readonly live = new Map<string, Live>();
+
+  constructor(private readonly options: SpeechCallsOptions) {}
+
+  /**
+   * Starts a connected call's pipeline. Throws SpeechUnavailableError when an engine the project needs is missing;
+   * `failed` is told the reason when a stage fails later.
+   */
+  async start(request: ProviderCall, transport: AudioTransport, failed: (reason: DisconnectionReason) => void, connectedAt: number = Date.now()): Promise<VoicePipeline> {
+    const { speech } = request.config;
+    const { engines, log } = this.options;
+    await engines.check(speech);
+    const vad = await WebRtcVad.create();
+    const recorder = new CallRecorder(Date.now, connectedAt);
+    const pipeline = new VoicePipeline({
+      agent: request.agent,
+      stt: engines.stt(speech.stt, request.speechKeys),
+      tts: engines.tts(speech.tts, request.speechKeys),
+      vad,
+      turn: { ...defaultTurnOptions, endOfTurnMs: speech.end_of_turn_ms },
+      transport,
+      recorder,
+      failed: (stage, error) => {
+        log.warn({ err: error, callId: request.callId, stage }, "a stage of a call's speech pipeline failed");
+        // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
+        if (stage !== "agent") failed("error_speech_unavailable");
+        else failed(error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
+      },
+      ...(this.options.onTurnLatency ? { onTurnLatency: this.options.onTurnLatency } : {}),
+      log,
+    });
+    this.live.set(request.callId, { pipeline, recorder, vad });
+    return pipeline;
+  }
+
+  carries(callId: string): boolean {
+    return this.live.has(callId);
+  }
+
+  /** Stops the call's pipeline and stores its recording; undefined when this instance carries no audio for it. */
+  async finish(callId: string): Promise<CallMedia | undefined> {
+    const live = this.live.get(callId);
+    if (!live) return undefined;
+    this.live.delete(callId);
+    await live.pipeline.stop();
+    live.vad.close();
+    const { wav, transcriptObject, endedAt } = live.recorder.finish();
+    return { recordingKey: await this.options.saveRecording(callId, wav), transcriptObject, endedAt };
+  }
+
+  /** Drops a call's pipeline without a recording (the instance is shutting down, or the call never connected). */
+  async drop(callId: string): Promise<void> {
+    const live = this.live.get(callId);
+    if (!live) return;
+    this.live.delete(callId);
+    await live.pipeline.stop();
+    live.vad.close();
+  }
+}
+
+export function isSpeechUnavailable(error: unknown): error is SpeechUnavailableError {
+  return error instanceof SpeechUnavailableError;
+}
