@@ -176,7 +176,12 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       const found = answer(raw.method ?? "", raw.url ?? "", raw.headers.authorization);
       if (!found) continue;
       const requestId = requestIdOf(raw.headers);
-      response.writeHead(200, { "x-request-id": requestId, "content-type": found.contentType, "content-length": found.body.length });
+      response.writeHead(200, {
+        "x-request-id": requestId,
+        "access-control-allow-origin": "*",
+        "content-type": found.contentType,
+        "content-length": found.body.length,
+      });
       response.end(found.body);
       finished(requestId, "GET", found.route, 200, performance.now() - started);
       return true;

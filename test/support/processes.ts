@@ -42,6 +42,8 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
       SHUTDOWN_GRACE_MS: "1000",
+      // These processes test scale-out, not speech: their calls exchange text lines, as the in-process suites' do.
+      SPEECH_MODE: "text",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
