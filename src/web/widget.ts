@@ -224,7 +224,11 @@ export function mount(options: MountOptions): WidgetHandle {
       } else if (frame.type === "error") status.textContent = `Error: ${frame.detail ?? ""}`;
       else if (frame.type === "end" || frame.type === "call.ended") status.textContent = `Call ended (${frame.reason ?? ""})`;
     };
+    // The socket's close and a click on Hang up both stop the call: it stops once (a second AudioContext.close throws).
+    let stopped = false;
     const stop = () => {
+      if (stopped) return;
+      stopped = true;
       source.disconnect();
       capture.disconnect();
       for (const track of microphone.getTracks()) track.stop();
