@@ -31,11 +31,10 @@ function bash(script: string, cwd: string, env: Record<string, string>, timeoutM
   });
 }
 
+// About 20 s (a whole phone call and its analysis among them), using only endpoints that the rest of the suite covers
+// on both databases: run on the embedded database, where a newcomer runs them.
 forEachDatabase("the README's examples", (h) => {
-  test("run as written, on a server at a random port, and show what the README says they show", { timeout: 90_000 }, async (t) => {
-    // About 20 s (a whole phone call and its analysis among them), using only endpoints that the rest of the suite
-    // covers on both databases: run on the embedded database, where a newcomer runs them.
-    if (h().database.name !== "pglite") return t.skip("run on the embedded database only");
+  test("run as written, on a server at a random port, and show what the README says they show", { timeout: 90_000 }, async () => {
     const examples = await readmeExamples();
     assert.ok(examples.length >= 4, `found ${examples.length} example blocks`);
     assert.ok(examples.every((block) => !/localhost:8000|websocat/.test(block)), "no fixed port and no websocat");
@@ -65,4 +64,4 @@ forEachDatabase("the README's examples", (h) => {
       await rm(cwd, { recursive: true, force: true });
     }
   });
-});
+}, {}, "pglite");

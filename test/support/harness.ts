@@ -77,8 +77,13 @@ async function makeHarness(database: TestDatabase, overrides: Record<string, str
  * suite is declared). Each suite gets its own app on the shared database and isolates its data by creating its own
  * organizations.
  */
-export function forEachDatabase(title: string, body: (harness: () => Harness) => void, overrides: Record<string, string> = {}): void {
-  for (const database of openedDatabases()) {
+export function forEachDatabase(
+  title: string,
+  body: (harness: () => Harness) => void,
+  overrides: Record<string, string> = {},
+  only?: TestDatabase["name"],
+): void {
+  for (const database of openedDatabases().filter((candidate) => only === undefined || candidate.name === only)) {
     describe(`${title} [${database.name}]`, () => {
       let harness: Harness | undefined;
       before(async () => {
