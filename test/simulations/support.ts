@@ -1,3 +1,4 @@
+import type { Evaluation, SimulationTurn } from "../../src/domain/simulations/simulation.js";
 import type { Harness, TestResponse } from "../support/harness.js";
 
 /** A dental clinic's built-in agent: enough knowledge for a conversation that goes somewhere. */
@@ -18,33 +19,13 @@ export const clinicAgent = {
 
 export const clinicConfig = { agent: clinicAgent, pricing: { message_usd: 0.01 } };
 
-export interface Turn {
-  role: "user" | "assistant";
-  message: string;
-  source: "message" | "scripted" | "simulated" | "agent";
-}
-
-export interface CriterionResult {
-  key: string;
-  passed: boolean;
-  score: number;
-  reasoning: string;
-}
-
-export interface Evaluation {
-  verdict: "pass" | "fail";
-  score: number;
-  judge: "llm" | "heuristic";
-  criteria: CriterionResult[];
-}
-
 export interface SimulationBody {
   message: string;
   extras: {
     user_message_id: string | null;
     conversation_id: number | null;
     reply_message_id: string | null;
-    simulation: { id: string; thread_id: string | null; turns: Turn[]; stop_reason: string; evaluation?: Evaluation };
+    simulation: { id: string; thread_id: string | null; turns: SimulationTurn[]; stop_reason: string; evaluation?: Evaluation };
   };
 }
 
