@@ -96,23 +96,21 @@ export function createVoice(deps: VoiceDeps): Voice {
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
   const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
-  const speechCalls =
-    settings.speechMode === "audio"
-      ? new SpeechCalls({
-          engines,
-          log,
-          saveRecording: async (callId, wav) => {
-            await storage.put(recordingKey(callId), wav);
-            return recordingKey(callId);
-          },
-          ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
-        })
-      : undefined;
-  if (speechCalls) lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
+  // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
+  const speechCalls = new SpeechCalls({
+    engines,
+    log,
+    saveRecording: async (callId, wav) => {
+      await storage.put(recordingKey(callId), wav);
+      return recordingKey(callId);
+    },
+    ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
+  });
+  lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
   const simulated = new SimulatedVoiceProvider(lifecycle, {
     log,
     speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
-    ...(speechCalls
+    ...(settings.speechMode === "audio"
       ? {
           audio: {
             speech: speechCalls,
@@ -157,7 +155,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     publicBaseUrl,
     log,
   });
-  const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, storage, mediaToken, log });
+  const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, speech: speechCalls, mediaToken, log });
   const retell = new RetellCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, locks: deps.locks, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,

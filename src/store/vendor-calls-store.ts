@@ -35,11 +35,6 @@ export class VendorCallsStore implements VendorCallsRepository {
     return row;
   }
 
-  async setRecordingKey(id: string, key: string): Promise<CallRecord | undefined> {
-    const [row] = await this.db.query<CallRecord>(`UPDATE calls c SET recording_key = $2 WHERE c.id = $1 RETURNING ${columns}`, [id, key]);
-    return row;
-  }
-
   async saveAnalysis(id: string, analysis: unknown, tx: Queryable): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `UPDATE calls c SET call_analysis = $2, processed_at = coalesce(c.processed_at, clock_timestamp()) WHERE c.id = $1 RETURNING ${columns}`,

@@ -1,15 +1,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { validateRequest } from "twilio/lib/webhooks/webhooks.js";
-import type { CallAudioTransport } from "../../providers/voice/call-audio.js";
-import type { TwilioMediaCall, TwilioMediaPort } from "../../providers/voice/twilio/twilio-media-session.js";
+import type { AudioTransport } from "../../providers/speech/pipeline/transport.js";
+import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "../../providers/voice/twilio/twilio-media-session.js";
+import type { ProviderCall } from "../../providers/voice/types.js";
 import type { Db } from "../shared/database.js";
 import { ForbiddenError } from "../shared/errors.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { CallRecord, CallsRepository } from "./calls-repository.js";
-import { recordingKey, type RecordingStorage } from "./recordings.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 
 export interface TwilioCallsDeps {
@@ -18,15 +18,19 @@ export interface TwilioCallsDeps {
   vendor: VendorCallsRepository;
   lifecycle: CallLifecycle;
   service: CallService;
-  storage: RecordingStorage;
   /** The token that authenticates a call's media stream, as the provider put it in the call's TwiML. */
   mediaToken(callId: string): string;
-  /**
-   * Where the speech pipeline takes over a call's audio (caller audio in, the agent's speech out). Until it is
-   * attached, a Twilio call connects, is recorded on both sides and ends normally, but the agent does not speak.
-   */
-  attachSpeech?(call: CallRecord, transport: CallAudioTransport): void;
+  speech: CallSpeech;
   log: Logger;
+}
+
+/** The speech pipeline, which carries a Twilio call's audio and records both sides of it. */
+export interface CallSpeech {
+  /**
+   * Starts the call's pipeline on `transport`, with the agent `prepare` resolves; `failed` is told why the call cannot
+   * go on when a stage fails later. Undefined, having told `failed`, when an engine the project needs is missing.
+   */
+  carry(callId: string, prepare: () => Promise<ProviderCall>, transport: AudioTransport, failed: (reason: DisconnectionReason) => void): Promise<CallListener | undefined>;
 }
 
 /** Twilio's final call statuses, as Parley's disconnection reasons. */
@@ -41,7 +45,8 @@ function sameToken(a: string, b: string): boolean {
 /**
  * What Twilio sends Parley, checked and applied: the status callback of each call (verified with `X-Twilio-Signature`
  * by the `twilio` package's own validateRequest, against the URL Twilio was given) and the call's media stream
- * (authenticated by the token Parley put into its TwiML). A status delivered again changes nothing.
+ * (authenticated by the token Parley put into its TwiML), whose audio the speech pipeline carries. A status delivered
+ * again changes nothing.
  */
 export class TwilioCalls {
   constructor(private readonly deps: TwilioCallsDeps) {}
@@ -99,12 +104,10 @@ export class TwilioCalls {
       hungUp: async () => {
         await this.deps.lifecycle.finish(call.id, "user_hangup");
       },
-      saveRecording: async (wav) => {
-        await this.deps.storage.put(recordingKey(call.id), wav);
-        const saved = await this.deps.vendor.setRecordingKey(call.id, recordingKey(call.id));
-        if (saved) await this.deps.db.transaction((tx) => this.deps.lifecycle.publishUpdate(saved, tx));
-      },
-      attach: (transport) => this.deps.attachSpeech?.(call, transport),
+      attach: (transport) =>
+        this.deps.speech.carry(call.id, () => this.deps.service.agentFor(call), transport, (reason) => {
+          this.deps.lifecycle.finish(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
+        }),
       release: () => clearTimeout(limit),
       log: this.deps.log,
     };

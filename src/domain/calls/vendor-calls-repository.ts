@@ -8,8 +8,6 @@ export interface VendorCallsRepository {
   bind(id: string, provider: string, providerCallId: string): Promise<CallRecord | undefined>;
   /** The vendor's transcript and recording, written in the transaction that ends the call. */
   saveTranscript(id: string, results: { transcriptObject: unknown; recordingUrl: string | null }, tx: Queryable): Promise<CallRecord | undefined>;
-  /** Parley's own recording of a call whose audio it carried (Twilio), stored whenever the stream ends. */
-  setRecordingKey(id: string, key: string): Promise<CallRecord | undefined>;
   /** The vendor's post-call analysis; the call counts as processed from then on. */
   saveAnalysis(id: string, analysis: unknown, tx: Queryable): Promise<CallRecord | undefined>;
   /**

@@ -90,6 +90,61 @@ export function resample(samples: Int16Array, from: number, to: number): Int16Ar
   return out;
 }
 
+/**
+ * A stream's rate conversion by a whole factor (16 kHz ↔ 8 kHz for telephony), frame by frame. The low-pass filter
+ * and the interpolation carry the previous frame's end into the next, so that frame edges make no clicks; resample()
+ * treats each call on its own, which is right for a whole clip only. The filter is causal: a delay of 15 samples.
+ */
+export class StreamResampler {
+  private readonly factor: number;
+  private readonly kernel: Float64Array | undefined;
+  private history: Float64Array;
+  /** Downsampling: where the next output sample falls in the next frame. */
+  private phase = 0;
+  /** Upsampling: the last sample of the previous frame. */
+  private previous = 0;
+
+  constructor(private readonly from: number, private readonly to: number) {
+    const factor = from > to ? from / to : to / from;
+    if (!Number.isInteger(factor)) throw new RangeError(`${from} → ${to} Hz is not a whole factor`);
+    this.factor = factor;
+    this.kernel = from > to ? lowPassKernel((0.9 * to) / 2 / from) : undefined;
+    this.history = new Float64Array(this.kernel ? this.kernel.length - 1 : 0);
+  }
+
+  push(frame: Int16Array): Int16Array {
+    if (this.from === this.to) return frame;
+    return this.kernel ? this.down(frame, this.kernel) : this.up(frame);
+  }
+
+  private down(frame: Int16Array, kernel: Float64Array): Int16Array {
+    const input = new Float64Array(this.history.length + frame.length);
+    input.set(this.history);
+    input.set(frame, this.history.length);
+    const out: number[] = [];
+    let n = this.phase;
+    for (; n < frame.length; n += this.factor) {
+      const newest = this.history.length + n;
+      let acc = 0;
+      for (let k = 0; k < kernel.length; k++) acc += (kernel[k] ?? 0) * (input[newest - k] ?? 0);
+      out.push(clamp16(acc));
+    }
+    this.phase = n - frame.length;
+    this.history = input.slice(input.length - this.history.length);
+    return Int16Array.from(out);
+  }
+
+  private up(frame: Int16Array): Int16Array {
+    const out = new Int16Array(frame.length * this.factor);
+    for (let i = 0; i < frame.length; i++) {
+      const current = frame[i] ?? 0;
+      for (let j = 1; j <= this.factor; j++) out[i * this.factor + j - 1] = clamp16(this.previous + ((current - this.previous) * j) / this.factor);
+      this.previous = current;
+    }
+    return out;
+  }
+}
+
 export function toPipelineRate(audio: PcmAudio): Int16Array {
   return resample(audio.samples, audio.sampleRate, PIPELINE_SAMPLE_RATE);
 }

@@ -33,6 +33,8 @@ interface Live {
  */
 export class SpeechCalls {
   private readonly live = new Map<string, Live>();
+  /** Pipelines still starting, which a call that ends meanwhile waits for, so that none outlives its call. */
+  private readonly starting = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: SpeechCallsOptions) {}
 
@@ -41,6 +43,19 @@ export class SpeechCalls {
    * `failed` is told the reason when a stage fails later.
    */
   async start(request: ProviderCall, transport: AudioTransport, failed: (reason: DisconnectionReason) => void, connectedAt: number = Date.now()): Promise<VoicePipeline> {
+    return this.track(request.callId, this.build(request, transport, failed, connectedAt));
+  }
+
+  private async track(callId: string, started: Promise<VoicePipeline>): Promise<VoicePipeline> {
+    this.starting.set(callId, started);
+    try {
+      return await started;
+    } finally {
+      this.starting.delete(callId);
+    }
+  }
+
+  private async build(request: ProviderCall, transport: AudioTransport, failed: (reason: DisconnectionReason) => void, connectedAt: number): Promise<VoicePipeline> {
     const { speech } = request.config;
     const { engines, log } = this.options;
     await engines.check(speech);
@@ -67,12 +82,30 @@ export class SpeechCalls {
     return pipeline;
   }
 
+  /**
+   * Starts the pipeline of a call whose transport has no way to show an error but ending the call (a telephone
+   * line), from the call's request as `prepare` resolves it: a call that ends meanwhile still finds its pipeline.
+   * A missing engine ends the call as `error_speech_unavailable`, and the result is undefined.
+   */
+  async carry(callId: string, prepare: () => Promise<ProviderCall>, transport: AudioTransport, failed: (reason: DisconnectionReason) => void): Promise<VoicePipeline | undefined> {
+    const connectedAt = Date.now();
+    try {
+      return await this.track(callId, prepare().then((request) => this.build(request, transport, failed, connectedAt)));
+    } catch (error) {
+      if (!isSpeechUnavailable(error)) throw error;
+      this.options.log.error({ callId, detail: error.message }, "a call's speech engine is not available");
+      failed("error_speech_unavailable");
+      return undefined;
+    }
+  }
+
   carries(callId: string): boolean {
     return this.live.has(callId);
   }
 
   /** Stops the call's pipeline and stores its recording; undefined when this instance carries no audio for it. */
   async finish(callId: string): Promise<CallMedia | undefined> {
+    await this.starting.get(callId)?.catch(() => undefined);
     const live = this.live.get(callId);
     if (!live) return undefined;
     this.live.delete(callId);
@@ -84,6 +117,7 @@ export class SpeechCalls {
 
   /** Drops a call's pipeline without a recording (the instance is shutting down, or the call never connected). */
   async drop(callId: string): Promise<void> {
+    await this.starting.get(callId)?.catch(() => undefined);
     const live = this.live.get(callId);
     if (!live) return;
     this.live.delete(callId);

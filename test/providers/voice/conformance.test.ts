@@ -93,11 +93,11 @@ const drivers: Driver[] = [
       const callSid = await providerCallId(h, callId);
       const form = twilio.forms.find((candidate) => candidate.form.get("StatusCallback")?.endsWith(`/voice/twilio/status/${callId}`));
       const stream = streamOf(form?.form.get("Twiml") ?? "");
-      const media = await TwilioStream.open(stream.url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase), { echoMarks: true });
+      const media = await TwilioStream.open(stream.url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase));
       twilioStreams.set(callId, media);
       media.start(twilioSid, callSid, stream.token);
       await waitForCall(h.request, apiKey, callId, (call) => call.status === "ongoing");
-      await media.speak(speech);
+      media.speak(speech);
     },
     hangUp: async ({ h, callId }) => {
       const callSid = await providerCallId(h, callId);

@@ -5,20 +5,16 @@
  * - status callbacks signed as Twilio signs them (`X-Twilio-Signature`, made by the `twilio` package's own
  *   getExpectedTwilioSignature);
  * - the Twilio side of a bidirectional media stream (`TwilioStream`): `connected`, `start` with the TwiML's
- *   parameters, `media` (μ-law 8 kHz), `mark` echoes and `stop`, collecting what Parley sends back.
+ *   parameters, `media` (μ-law 8 kHz) and `stop`, playing what Parley sends back in real time, echoing its marks
+ *   when played and obeying `clear`.
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
 import WebSocket from "ws";
-import { decodeMulaw, encodeMulaw } from "../../../src/providers/voice/twilio/mulaw.js";
-import { decodeWav } from "../../../src/providers/voice/wav.js";
+import { decodeMuLaw, encodeMuLaw } from "../../../src/providers/speech/mulaw.js";
+import { espeakCli } from "../../support/speech-audio.js";
 
 export interface TwilioForm {
   path: string;
@@ -99,17 +95,7 @@ export function streamOf(twiml: string): { url: string; token: string } {
 
 /** Speech made by eSpeak NG (the Debian package's command line), as Twilio carries it: μ-law at 8 kHz. */
 export async function espeakMulaw(text: string): Promise<Uint8Array> {
-  const file = path.join(tmpdir(), `parley-twilio-${randomBytes(6).toString("hex")}.wav`);
-  try {
-    await promisify(execFile)("espeak-ng", ["-v", "en-us", "-s", "170", "-w", file, text]);
-    const wav = decodeWav(await readFile(file));
-    const ratio = wav.sampleRate / 8000;
-    const samples = new Int16Array(Math.floor(wav.samples.length / ratio));
-    for (let i = 0; i < samples.length; i++) samples[i] = wav.samples[Math.floor(i * ratio)] ?? 0;
-    return encodeMulaw(samples);
-  } finally {
-    await rm(file, { force: true });
-  }
+  return encodeMuLaw((await espeakCli(text, { sampleRate: 8000 })).samples);
 }
 
 export interface OutboundFrame {
@@ -119,34 +105,82 @@ export interface OutboundFrame {
   mark?: { name: string };
 }
 
-/** Twilio's end of a bidirectional media stream. */
+/** 20 ms of silence in μ-law (0xFF is zero). */
+const silentFrame = new Uint8Array(160).fill(0xff);
+
+interface QueuedClip {
+  samples: Int16Array;
+  /** When Twilio starts playing it to the caller (ms, performance.now()). */
+  startsAt: number;
+  /** Set by a `clear` that arrived while it was queued or playing: how much of it was played. */
+  playedSamples?: number;
+}
+
+/**
+ * Twilio's end of a bidirectional media stream. It plays what Parley sends in real time, as Twilio does: each `media`
+ * payload is queued behind the previous one, a `mark` is echoed when the audio before it has been played, and `clear`
+ * drops what is queued and echoes the marks still pending at once (Twilio's documented behaviour).
+ */
 export class TwilioStream {
   readonly received: OutboundFrame[] = [];
+  /** The marks Twilio echoed, in order, with whether the audio before them was played (false: a clear dropped it). */
+  readonly echoed: { name: string; played: boolean }[] = [];
   closed: { code: number; reason: string } | undefined;
   readonly streamSid = sid("MZ");
   private sequence = 0;
   private timestampMs = 0;
-  private constructor(
-    private readonly socket: WebSocket,
-    private readonly echoMarks: boolean,
-  ) {
-    socket.on("message", (data) => {
-      const frame = JSON.parse(String(data)) as OutboundFrame;
-      this.received.push(frame);
-      if (frame.event === "mark" && this.echoMarks) this.send({ event: "mark", streamSid: this.streamSid, mark: frame.mark });
-    });
+  private readonly clips: QueuedClip[] = [];
+  private queueEnd = 0;
+  private readonly pendingMarks = new Map<string, NodeJS.Timeout>();
+  private readonly queued: Uint8Array[] = [];
+  private line: NodeJS.Timeout | undefined;
+  private constructor(private readonly socket: WebSocket) {
+    socket.on("message", (data) => this.outbound(JSON.parse(String(data)) as OutboundFrame));
     socket.on("close", (code, reason) => {
       this.closed = { code, reason: reason.toString() };
+      this.stopLine();
+      for (const timer of this.pendingMarks.values()) clearTimeout(timer);
     });
   }
 
-  static open(url: string, options: { echoMarks: boolean }): Promise<TwilioStream> {
+  static open(url: string): Promise<TwilioStream> {
     return new Promise((resolve, reject) => {
       const socket = new WebSocket(url);
-      const stream = new TwilioStream(socket, options.echoMarks);
+      const stream = new TwilioStream(socket);
       socket.once("open", () => resolve(stream));
       socket.once("error", reject);
     });
+  }
+
+  private outbound(frame: OutboundFrame): void {
+    this.received.push(frame);
+    const now = performance.now();
+    if (frame.event === "media" && frame.media) {
+      const samples = decodeMuLaw(Buffer.from(frame.media.payload, "base64"));
+      const startsAt = Math.max(now, this.queueEnd);
+      this.clips.push({ samples, startsAt });
+      this.queueEnd = startsAt + (samples.length * 1000) / 8000;
+    } else if (frame.event === "mark" && frame.mark) {
+      const name = frame.mark.name;
+      this.pendingMarks.set(name, setTimeout(() => this.echo(name, true), Math.max(0, this.queueEnd - now)));
+    } else if (frame.event === "clear") {
+      for (const clip of this.clips) {
+        if (clip.playedSamples === undefined && clip.startsAt + (clip.samples.length * 1000) / 8000 > now) {
+          clip.playedSamples = Math.max(0, Math.min(clip.samples.length, Math.round(((now - clip.startsAt) * 8000) / 1000)));
+        }
+      }
+      this.queueEnd = now;
+      for (const [name, timer] of [...this.pendingMarks]) {
+        clearTimeout(timer);
+        this.echo(name, false);
+      }
+    }
+  }
+
+  private echo(name: string, played: boolean): void {
+    this.pendingMarks.delete(name);
+    this.echoed.push({ name, played });
+    if (this.socket.readyState === WebSocket.OPEN) this.send({ event: "mark", streamSid: this.streamSid, mark: { name } });
   }
 
   start(accountSid: string, callSid: string, token: string): void {
@@ -166,28 +200,63 @@ export class TwilioStream {
     });
   }
 
-  /** Sends the caller's audio in Twilio's 20 ms frames, with Twilio's timestamps (ms from the stream's start). */
-  async speak(mulaw: Uint8Array, options: { realTime: boolean } = { realTime: false }): Promise<void> {
+  /** Sends the caller's audio at once, in Twilio's 20 ms frames with Twilio's timestamps (ms from the stream's start). */
+  speak(mulaw: Uint8Array): void {
+    for (let offset = 0; offset < mulaw.length; offset += 160) this.frame(mulaw.subarray(offset, offset + 160));
+  }
+
+  /**
+   * Streams the line as Twilio does during a live call: a 20 ms frame every 20 ms, the caller's speech when some is
+   * queued (`say`), silence otherwise. Stopped by `stop` or when the socket closes.
+   */
+  startLine(): void {
+    const began = performance.now();
+    let sent = 0;
+    this.line = setInterval(() => {
+      if (this.closed) return this.stopLine();
+      const due = Math.floor((performance.now() - began) / 20);
+      for (; sent < due; sent++) this.frame(this.queued.shift() ?? silentFrame);
+    }, 10);
+  }
+
+  /** Queues the caller's speech on the line; resolves once it has all been sent. */
+  async say(mulaw: Uint8Array): Promise<void> {
     for (let offset = 0; offset < mulaw.length; offset += 160) {
-      this.send({
-        event: "media",
-        sequenceNumber: String(++this.sequence),
-        media: { track: "inbound", chunk: String(this.sequence), timestamp: String(this.timestampMs), payload: Buffer.from(mulaw.subarray(offset, offset + 160)).toString("base64") },
-        streamSid: this.streamSid,
-      });
-      this.timestampMs += 20;
-      if (options.realTime) await new Promise((resolve) => setTimeout(resolve, 20));
+      const frame = new Uint8Array(160).fill(0xff);
+      frame.set(mulaw.subarray(offset, offset + 160));
+      this.queued.push(frame);
     }
+    while (this.queued.length > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  private stopLine(): void {
+    clearInterval(this.line);
+    this.line = undefined;
+  }
+
+  private frame(payload: Uint8Array): void {
+    this.send({
+      event: "media",
+      sequenceNumber: String(++this.sequence),
+      media: { track: "inbound", chunk: String(this.sequence), timestamp: String(this.timestampMs), payload: Buffer.from(payload).toString("base64") },
+      streamSid: this.streamSid,
+    });
+    this.timestampMs += 20;
   }
 
   stop(accountSid: string, callSid: string): void {
+    this.stopLine();
     this.send({ event: "stop", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, stop: { accountSid, callSid } });
   }
 
-  /** The agent's audio Parley sent, decoded. */
-  outboundAudio(): Int16Array {
-    const bytes = Buffer.concat(this.received.filter((frame) => frame.event === "media" && frame.media).map((frame) => Buffer.from(frame.media!.payload, "base64")));
-    return decodeMulaw(bytes);
+  /** The agent's audio Parley sent, decoded, whether or not it was played. */
+  sentAudio(): Int16Array {
+    return joinSamples(this.clips.map((clip) => clip.samples));
+  }
+
+  /** The agent's audio the caller heard: what was sent, less what a `clear` dropped. */
+  playedAudio(): Int16Array {
+    return joinSamples(this.clips.map((clip) => clip.samples.subarray(0, clip.playedSamples ?? clip.samples.length)));
   }
 
   send(frame: Record<string, unknown>): void {
@@ -206,4 +275,14 @@ export class TwilioStream {
   close(): void {
     this.socket.close();
   }
+}
+
+function joinSamples(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }

@@ -1,12 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { resample } from "../../../src/providers/speech/audio.js";
+import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
 import { decodeWav } from "../../../src/providers/voice/wav.js";
+import { wordsOf } from "../../support/speech-audio.js";
 import { acmeAgent } from "../../support/fixtures.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { espeakMulaw, sid, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
 import { forEachTelephonyDatabase, publicBaseUrl, type TelephonyHarness } from "./support.js";
 
 const accountSid = `AC${"1f".repeat(16)}`;
+/** Long enough to be talked over: about ten seconds of speech. */
+const longAnswer =
+  "We are open from 9 to 5 on weekdays. On Saturdays we open at 10 in the morning and close at 2 in the afternoon. On Sundays and public holidays the office is closed, but our support line answers around the clock.";
 const authToken = "twilio-auth-token-fedcba9876543210";
 
 function twilioConfig(twilio: FakeTwilio) {
@@ -24,11 +30,13 @@ function twilioConfig(twilio: FakeTwilio) {
 forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarness) => {
   let twilio: FakeTwilio;
   let speech: Uint8Array;
+  const listener = new PocketsphinxStt("en-US", 1);
   before(async () => {
     twilio = await startFakeTwilio(accountSid, authToken);
     speech = await espeakMulaw("Hello. What are your opening hours?");
   });
   after(async () => {
+    listener.close();
     await twilio.close();
   });
 
@@ -58,7 +66,16 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
   }
 
-  test("a whole call: the REST form, signed status callbacks, the media stream with espeak speech, and Parley's own recording", async () => {
+  /** Waits until `ready` holds, checking every 50 ms. */
+  async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!ready()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await sleep(50);
+    }
+  }
+
+  test("a whole call: the REST form, signed status callbacks, the question heard on μ-law, the answer spoken back, and Parley's recording of both sides", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
     const events = await TestSocket.open(`${h.wsBase}/threads/${threadId}/events`, { authorization: apiKey });
     const { callId, form, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
@@ -75,28 +92,75 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     assert.match(callSid, /^CA[0-9a-f]{32}$/);
 
     for (const callStatus of ["initiated", "ringing", "in-progress"]) assert.equal((await status(h, callId, callSid, callStatus)).status, 204);
-    const media = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    const media = await TwilioStream.open(localStream(h, stream.url));
     media.start(accountSid, callSid, stream.token);
+    media.startLine();
     await events.next((event) => event["type"] === "call.updated" && (event["call"] as CallDetail).status === "ongoing");
-    await media.speak(speech);
-    await sleep(100);
+    await media.say(speech);
+    const answer = await events.next((event) => event["type"] === "message.created" && (event["message"] as { role: string }).role === "assistant", 60_000);
+    assert.match((answer["message"] as { message: string }).message, /open from 9 to 5/);
+    // The answer was spoken on the stream, sentence by sentence with a mark after each, and Twilio played it all.
+    await until("the answer's marks to be played", () => media.echoed.length > 0 && media.echoed.length === media.received.filter((frame) => frame.event === "mark").length);
+    assert.ok(media.echoed.every((mark) => mark.played));
+    assert.ok(!media.received.some((frame) => frame.event === "clear"), "nobody barged in");
+    const spoken = media.playedAudio();
+    assert.ok(spoken.length > 8000, `a second or more of the agent's speech (${spoken.length} samples at 8 kHz)`);
+    const heard = wordsOf(await listener.transcribe(resample(spoken, 8000, 16_000)));
+    assert.ok(heard.includes("open") || heard.includes("nine") || heard.includes("five"), `a recognizer hears the answer on the telephone line: ${heard.join(" ")}`);
     media.stop(accountSid, callSid);
     const ended = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended");
     assert.equal(ended.disconnection_reason, "user_hangup");
     assert.equal((await status(h, callId, callSid, "completed")).status, 204);
 
-    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null && detail.call_analysis !== null);
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null && detail.call_analysis !== null, 30_000);
     assert.match(call.recording_url ?? "", /^https:\/\/parley\.example\.test\/recordings\//);
+    const user = call.transcript_object?.find((entry) => entry.role === "user");
+    const agent = call.transcript_object?.find((entry) => entry.role === "agent");
+    assert.ok(wordsOf(user?.content ?? "").some((word) => word === "opening" || word === "hours"), JSON.stringify(call.transcript_object));
+    assert.match(agent?.content ?? "", /open from 9 to 5/);
     const recordingPath = new URL(call.recording_url!).pathname + new URL(call.recording_url!).search;
     const wav = await h.app.server.inject({ method: "GET", url: recordingPath });
     assert.equal(wav.statusCode, 200);
     const audio = decodeWav(wav.rawPayload);
-    assert.equal(audio.sampleRate, 8000);
-    assert.ok(Math.abs(audio.samples.length - speech.length) <= 160, `the recording holds the caller's audio (${audio.samples.length} vs ${speech.length} samples)`);
-    const loud = audio.samples.filter((sample) => Math.abs(sample) > 2000).length;
-    assert.ok(loud > audio.samples.length / 20, "and it is speech, not silence");
-    assert.ok(call.duration_ms !== null && call.duration_ms >= 0);
+    assert.equal(audio.sampleRate, 16_000);
+    // Both voices are in the recording where the transcript's word timings place them.
+    for (const entry of [user!, agent!]) {
+      const from = Math.floor(entry.words[0]!.start * audio.sampleRate);
+      const to = Math.ceil(entry.words.at(-1)!.end * audio.sampleRate);
+      const loudest = audio.samples.subarray(from, to).reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
+      assert.ok(loudest > 2000, `${entry.role} is silent in the recording at ${entry.words[0]!.start}-${entry.words.at(-1)!.end} s`);
+    }
+    assert.ok(Math.abs((audio.samples.length * 1000) / audio.sampleRate - (call.duration_ms ?? 0)) <= 250, "the recording lasts as long as the call");
     events.close();
+  });
+
+  test("barge-in: the caller talks over the answer, Parley sends clear, and the transcript keeps only what was played", async () => {
+    const h = harness();
+    const org = await h.organization({ ...twilioConfig(twilio), agent: { ...acmeAgent, knowledge: [{ question: "What are your opening hours?", answer: longAnswer }] } });
+    const threadId = await h.thread(org.apiKey);
+    const { callId, callSid, stream } = await placeCall(h, org.apiKey, threadId, org.projectId);
+    assert.equal((await status(h, callId, callSid, "in-progress")).status, 204);
+    const media = await TwilioStream.open(localStream(h, stream.url));
+    media.start(accountSid, callSid, stream.token);
+    media.startLine();
+    await waitForCall(h.request, org.apiKey, callId, (detail) => detail.status === "ongoing");
+    await media.say(speech);
+    // Two seconds into the answer (at 8 kHz), the caller speaks over it.
+    await until("two seconds of the answer", () => media.sentAudio().length > 16_000);
+    await media.say(await espeakMulaw("Thank you, goodbye."));
+    await until("Parley to clear Twilio's buffer", () => media.received.some((frame) => frame.event === "clear"), 10_000);
+    const played = media.playedAudio().length;
+    const sent = media.sentAudio().length;
+    assert.ok(played < sent || sent < 8 * 8000, `the caller did not hear the whole answer (${played} of ${sent} samples sent)`);
+    await sleep(1500);
+    media.stop(accountSid, callSid);
+    const call = await waitForCall(h.request, org.apiKey, callId, (detail) => detail.status === "ended" && detail.transcript_object !== null);
+    const agent = call.transcript_object?.find((entry) => entry.role === "agent");
+    assert.ok(agent && agent.content.length > 0 && agent.content.length < longAnswer.length, `the agent's turn is cut where it was interrupted: ${JSON.stringify(call.transcript_object)}`);
+    assert.ok(longAnswer.startsWith(agent.content.replace(/[.…]+$/, "").trim().slice(0, 20)), `and it is the beginning of the answer: ${agent.content}`);
+    const stored = await h.request({ method: "GET", url: `/threads/${threadId}/messages?limit=20`, headers: { authorization: org.apiKey } });
+    assert.equal(stored.status, 200);
+    assert.ok(!stored.body.includes("public holidays"), "the unspoken end of the answer is not in the thread's history");
   });
 
   test("a status callback with a bad, missing or misplaced signature is refused with 403 and changes nothing", async () => {
@@ -116,11 +180,11 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
   test("a media stream with a wrong token, or for an unknown call, is closed with 4403 before any audio is taken", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
     const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
-    const wrong = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    const wrong = await TwilioStream.open(localStream(h, stream.url));
     wrong.start(accountSid, callSid, "not-the-token");
     wrong.send({ event: "media", streamSid: wrong.streamSid, media: { payload: Buffer.from(speech.subarray(0, 160)).toString("base64"), timestamp: "0" } });
     assert.equal((await wrong.waitClosed()).code, 4403);
-    const unknown = await TwilioStream.open(`${h.wsBase}/voice/twilio/media/not-a-call`, { echoMarks: true });
+    const unknown = await TwilioStream.open(`${h.wsBase}/voice/twilio/media/not-a-call`);
     unknown.start(accountSid, callSid, stream.token);
     assert.equal((await unknown.waitClosed()).code, 4403);
     const detail = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
@@ -170,10 +234,10 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
   test("DELETE ends an ongoing call through the REST API (Status=completed) as manual_stopped and keeps its recording", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
     const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
-    const media = await TwilioStream.open(localStream(h, stream.url), { echoMarks: true });
+    const media = await TwilioStream.open(localStream(h, stream.url));
     media.start(accountSid, callSid, stream.token);
     await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
-    await media.speak(speech.subarray(0, 8000));
+    media.speak(speech.subarray(0, 8000));
     await sleep(100);
     const deleted = await h.request({ method: "DELETE", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey } });
     assert.equal(deleted.status, 200);

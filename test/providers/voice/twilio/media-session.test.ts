@@ -1,126 +1,177 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import pino from "pino";
-import type { CallAudioTransport } from "../../../../src/providers/voice/call-audio.js";
-import { decodeMulaw, encodeMulaw } from "../../../../src/providers/voice/twilio/mulaw.js";
+import { StreamResampler } from "../../../../src/providers/speech/audio.js";
+import { decodeMuLaw, encodeMuLaw } from "../../../../src/providers/speech/mulaw.js";
+import type { AudioTransport } from "../../../../src/providers/speech/pipeline/transport.js";
 import { TwilioMediaSession, type TwilioMediaCall } from "../../../../src/providers/voice/twilio/twilio-media-session.js";
-import { decodeWav } from "../../../../src/providers/voice/wav.js";
 
 interface Harness {
   session: TwilioMediaSession;
   sent: Record<string, unknown>[];
   closed: { code: number; reason: string }[];
-  transport: () => CallAudioTransport | undefined;
-  recordings: Buffer[];
+  transport: () => AudioTransport | undefined;
   hungUp: () => number;
+  released: () => number;
   heard: Int16Array[];
 }
 
-function harness(acceptToken = "right"): Harness {
+function harness(options: { acceptToken?: string; speech?: boolean } = {}): Harness {
   const sent: Record<string, unknown>[] = [];
   const closed: { code: number; reason: string }[] = [];
-  const recordings: Buffer[] = [];
   const heard: Int16Array[] = [];
-  let attached: CallAudioTransport | undefined;
+  let attached: AudioTransport | undefined;
   let hangUps = 0;
+  let releases = 0;
   const call: TwilioMediaCall = {
     callId: "call-1",
     hungUp: async () => {
       hangUps += 1;
     },
-    saveRecording: async (wav) => {
-      recordings.push(wav);
-    },
-    attach: (transport) => {
+    attach: async (transport) => {
       attached = transport;
-      transport.onAudio((samples) => heard.push(samples));
+      // The pipeline takes a moment to start; audio that arrives meanwhile must not be lost.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return options.speech === false ? undefined : { hear: (samples) => heard.push(samples) };
     },
-    release: () => undefined,
+    release: () => {
+      releases += 1;
+    },
     log: pino({ level: "silent" }),
   };
   const session = new TwilioMediaSession(
     "call-1",
-    { begin: async (_callId, token) => (token === acceptToken ? call : undefined) },
+    { begin: async (_callId, token) => (token === (options.acceptToken ?? "right") ? call : undefined) },
     { send: (text) => sent.push(JSON.parse(text) as Record<string, unknown>), close: (code, reason) => closed.push({ code, reason }) },
   );
-  return { session, sent, closed, transport: () => attached, recordings, hungUp: () => hangUps, heard };
+  return { session, sent, closed, transport: () => attached, hungUp: () => hangUps, released: () => releases, heard };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
 
 function start(session: TwilioMediaSession, token: string): void {
   session.receive(JSON.stringify({ event: "connected", protocol: "Call", version: "1.0.0" }));
   session.receive(JSON.stringify({ event: "start", streamSid: "MZ1", start: { streamSid: "MZ1", callSid: "CA1", customParameters: { token } } }));
 }
 
-const tone = (samples: number, amplitude = 8000) => Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+function media(session: TwilioMediaSession, samples: Int16Array, timestamp: number): void {
+  session.receive(JSON.stringify({ event: "media", streamSid: "MZ1", media: { track: "inbound", timestamp: String(timestamp), payload: Buffer.from(encodeMuLaw(samples)).toString("base64") } }));
+}
+
+const tone = (samples: number, rate: number, hz = 440, amplitude = 8000) => Int16Array.from({ length: samples }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)));
+
+/** The largest jump between neighbouring samples: a click where frames were joined badly. */
+function largestStep(samples: Int16Array): number {
+  let largest = 0;
+  for (let i = 1; i < samples.length; i++) largest = Math.max(largest, Math.abs(samples[i]! - samples[i - 1]!));
+  return largest;
+}
+
+function join(parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
 
 describe("the Twilio media stream transport", () => {
-  test("μ-law round-trips within the codec's step and maps the reference bytes", () => {
-    assert.deepEqual(Array.from(decodeMulaw(new Uint8Array([0xff, 0x7f, 0x00, 0x80]))), [0, 0, -32124, 32124]);
-    const samples = tone(800, 20000);
-    const back = decodeMulaw(encodeMulaw(samples));
-    for (let i = 0; i < samples.length; i++) assert.ok(Math.abs(back[i]! - samples[i]!) <= Math.max(8, Math.abs(samples[i]!) / 16));
+  test("a stream resampled frame by frame has no clicks at frame edges, and keeps its length", () => {
+    const down = new StreamResampler(16_000, 8000);
+    const input = tone(16_000, 16_000, 300);
+    const frames: Int16Array[] = [];
+    for (let offset = 0; offset < input.length; offset += 320) frames.push(down.push(input.subarray(offset, offset + 320)));
+    const out = join(frames);
+    assert.equal(out.length, 8000);
+    // A 300 Hz tone at 8 kHz moves at most 2π·300/8000·8000 ≈ 1900 per sample; a click at a frame edge would be far more.
+    assert.ok(largestStep(out.subarray(100)) < 2100, `largest step ${largestStep(out)}`);
+    const up = new StreamResampler(8000, 16_000);
+    const back = join(frames.map((frame) => up.push(frame)));
+    assert.equal(back.length, 16_000);
+    assert.ok(largestStep(back.subarray(200)) < 1100, `largest step ${largestStep(back)}`);
+    // Above the telephone band, nothing passes: a 6 kHz tone does not fold back into the 8 kHz stream.
+    const high = new StreamResampler(16_000, 8000);
+    const folded = join([...Array(50).keys()].map((index) => high.push(tone(16_000, 16_000, 6000).subarray(index * 320, index * 320 + 320))));
+    assert.ok(largestStep(folded.subarray(100)) < 400, `6 kHz leaks through: ${largestStep(folded)}`);
   });
 
   test("nothing is taken before an authenticated start; a wrong token closes the stream with 4403", async () => {
     const h = harness();
-    h.session.receive(JSON.stringify({ event: "media", media: { payload: Buffer.from(encodeMulaw(tone(160))).toString("base64"), timestamp: "0" } }));
+    media(h.session, tone(160, 8000), 0);
     start(h.session, "wrong");
-    await tick();
+    await settle();
     assert.deepEqual(h.closed, [{ code: 4403, reason: "stream not authorized" }]);
     assert.equal(h.transport(), undefined);
     assert.deepEqual(h.heard, []);
   });
 
-  test("the caller's audio comes out as PCM; the agent's goes out in 20 ms μ-law frames with a mark, played when Twilio echoes it", async () => {
+  test("the caller's audio reaches the pipeline at 16 kHz, including what arrived while it started", async () => {
     const h = harness();
     start(h.session, "right");
-    await tick();
-    const transport = h.transport();
-    assert.ok(transport);
-    h.session.receive(JSON.stringify({ event: "media", streamSid: "MZ1", media: { track: "inbound", timestamp: "0", payload: Buffer.from(encodeMulaw(tone(160))).toString("base64") } }));
-    assert.equal(h.heard.length, 1);
-    assert.equal(h.heard[0]?.length, 160);
-
-    const played = transport.play(tone(400));
-    const media = h.sent.filter((frame) => frame["event"] === "media");
-    assert.deepEqual(media.map((frame) => Buffer.from((frame["media"] as { payload: string }).payload, "base64").length), [160, 160, 80]);
-    assert.ok(media.every((frame) => frame["streamSid"] === "MZ1"));
-    const mark = h.sent.at(-1) as { event: string; mark: { name: string } };
-    assert.equal(mark.event, "mark");
-    h.session.receive(JSON.stringify({ event: "mark", streamSid: "MZ1", mark: { name: mark.mark.name } }));
-    assert.equal(await played, true);
+    media(h.session, tone(160, 8000), 0);
+    media(h.session, tone(160, 8000), 20);
+    await settle();
+    media(h.session, tone(160, 8000), 40);
+    assert.deepEqual(
+      h.heard.map((frame) => frame.length),
+      [320, 320, 320],
+    );
   });
 
-  test("clear drops what is queued: Twilio is told to clear, pending clips count as not played, the recording stops there", async () => {
+  test("the agent's 16 kHz frames go out as 20 ms μ-law payloads; marks and clear are sent as Twilio expects", async () => {
     const h = harness();
     start(h.session, "right");
-    await tick();
+    await settle();
     const transport = h.transport()!;
-    const long = transport.play(tone(8000 * 5));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const agent = tone(3200, 16_000);
+    for (let offset = 0; offset < agent.length; offset += 320) transport.play(agent.subarray(offset, offset + 320));
+    transport.mark("sentence-0");
     transport.clear();
-    assert.equal(h.sent.at(-1)?.["event"], "clear");
-    assert.equal(await long, false);
-    h.session.receive(JSON.stringify({ event: "stop", streamSid: "MZ1", stop: { callSid: "CA1" } }));
-    await tick();
-    assert.equal(h.hungUp(), 1);
-    const recording = decodeWav(h.recordings[0]!);
-    assert.equal(recording.sampleRate, 8000);
-    assert.ok(recording.samples.length < 8000, `only the part played before the clear is recorded (${recording.samples.length} samples)`);
-    assert.ok(recording.samples.length >= 1200);
+    const payloads = h.sent.filter((frame) => frame["event"] === "media").map((frame) => Buffer.from((frame["media"] as { payload: string }).payload, "base64"));
+    assert.deepEqual(
+      payloads.map((payload) => payload.length),
+      Array(10).fill(160),
+    );
+    const played = decodeMuLaw(Buffer.concat(payloads));
+    const peak = played.reduce((max, sample) => Math.max(max, Math.abs(sample)), 0);
+    assert.ok(peak > 6000 && peak < 9000, `the tone's level survives the trip (peak ${peak})`);
+    assert.deepEqual(h.sent.slice(-2), [
+      { event: "mark", streamSid: "MZ1", mark: { name: "sentence-0" } },
+      { event: "clear", streamSid: "MZ1" },
+    ]);
   });
 
-  test("Parley closing the stream keeps the recording and does not report a caller hang-up", async () => {
-    const h = harness();
+  test("stop from Twilio reports the caller's hang-up once; Parley closing the stream does not", async () => {
+    const caller = harness();
+    start(caller.session, "right");
+    await settle();
+    caller.session.receive(JSON.stringify({ event: "stop", streamSid: "MZ1", stop: { callSid: "CA1" } }));
+    caller.session.socketClosed();
+    await settle();
+    assert.equal(caller.hungUp(), 1);
+    assert.equal(caller.released(), 1);
+
+    const parley = harness();
+    start(parley.session, "right");
+    await settle();
+    parley.session.close(1000, "call ended");
+    parley.session.socketClosed();
+    await settle();
+    assert.deepEqual(parley.closed, [{ code: 1000, reason: "call ended" }]);
+    assert.equal(parley.hungUp(), 0);
+    assert.equal(parley.released(), 1);
+    parley.transport()!.play(new Int16Array(320));
+    assert.equal(parley.sent.length, 0, "nothing is sent on a closed stream");
+  });
+
+  test("a call whose speech cannot start takes no audio", async () => {
+    const h = harness({ speech: false });
     start(h.session, "right");
-    await tick();
-    h.session.receive(JSON.stringify({ event: "media", streamSid: "MZ1", media: { track: "inbound", timestamp: "40", payload: Buffer.from(encodeMulaw(tone(160))).toString("base64") } }));
-    h.session.close(1000, "call ended");
-    await tick();
-    assert.deepEqual(h.closed, [{ code: 1000, reason: "call ended" }]);
-    assert.equal(h.hungUp(), 0);
-    assert.equal(decodeWav(h.recordings[0]!).samples.length, 320 + 160, "the caller's audio sits at Twilio's timestamp");
+    media(h.session, tone(160, 8000), 0);
+    await settle();
+    media(h.session, tone(160, 8000), 20);
+    assert.deepEqual(h.heard, []);
   });
 });
