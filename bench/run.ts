@@ -16,8 +16,9 @@ import { storeTurns } from "./store-turns.js";
 import { timeToFirstToken } from "./ttft.js";
 import { voiceCalls } from "./voice.js";
 import { retellSocket } from "./retell-socket.js";
+import { twilioMedia } from "./twilio-media.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket, twilioMedia];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

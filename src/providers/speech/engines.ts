@@ -75,9 +75,8 @@ export class SpeechEngines {
     ]);
   }
 
-  /** Loads the offline models ahead of the first call. */
+  /** Loads the recognizer's model in the background, so that a call's first turn does not wait for it. */
   async warm(config: SpeechConfig): Promise<void> {
-    await this.check(config);
     if (config.stt.provider === "pocketsphinx") {
       const recognizer = this.stt(config.stt, {});
       if (recognizer instanceof PocketsphinxStt) await recognizer.warm();

@@ -123,6 +123,8 @@ interface QueuedClip {
  */
 export class TwilioStream {
   readonly received: OutboundFrame[] = [];
+  /** When each of `received` arrived (performance.now()). */
+  readonly receivedAt: number[] = [];
   /** The marks Twilio echoed, in order, with whether the audio before them was played (false: a clear dropped it). */
   readonly echoed: { name: string; played: boolean }[] = [];
   closed: { code: number; reason: string } | undefined;
@@ -134,6 +136,7 @@ export class TwilioStream {
   private readonly pendingMarks = new Map<string, NodeJS.Timeout>();
   private readonly queued: Uint8Array[] = [];
   private line: NodeJS.Timeout | undefined;
+  private lastSpeechAt = 0;
   private constructor(private readonly socket: WebSocket) {
     socket.on("message", (data) => this.outbound(JSON.parse(String(data)) as OutboundFrame));
     socket.on("close", (code, reason) => {
@@ -153,8 +156,9 @@ export class TwilioStream {
   }
 
   private outbound(frame: OutboundFrame): void {
-    this.received.push(frame);
     const now = performance.now();
+    this.received.push(frame);
+    this.receivedAt.push(now);
     if (frame.event === "media" && frame.media) {
       const samples = decodeMuLaw(Buffer.from(frame.media.payload, "base64"));
       const startsAt = Math.max(now, this.queueEnd);
@@ -215,18 +219,23 @@ export class TwilioStream {
     this.line = setInterval(() => {
       if (this.closed) return this.stopLine();
       const due = Math.floor((performance.now() - began) / 20);
-      for (; sent < due; sent++) this.frame(this.queued.shift() ?? silentFrame);
+      for (; sent < due; sent++) {
+        const speech = this.queued.shift();
+        this.frame(speech ?? silentFrame);
+        if (speech) this.lastSpeechAt = performance.now();
+      }
     }, 10);
   }
 
-  /** Queues the caller's speech on the line; resolves once it has all been sent. */
-  async say(mulaw: Uint8Array): Promise<void> {
+  /** Queues the caller's speech on the line; resolves once it has all been sent, with when its last frame went. */
+  async say(mulaw: Uint8Array): Promise<number> {
     for (let offset = 0; offset < mulaw.length; offset += 160) {
       const frame = new Uint8Array(160).fill(0xff);
       frame.set(mulaw.subarray(offset, offset + 160));
       this.queued.push(frame);
     }
-    while (this.queued.length > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.queued.length > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, 5));
+    return this.lastSpeechAt;
   }
 
   private stopLine(): void {
