@@ -77,10 +77,13 @@ export function mount(options: MountOptions): WidgetHandle {
   }
   const root = el("div", "parley");
   const log = el("div", "parley-log");
+  log.setAttribute("role", "log");
+  log.setAttribute("aria-label", "Conversation");
   const status = el("div", "parley-status", "Ready");
   const bar = el("div", "parley-bar");
   const input = el("input", "");
   input.placeholder = "Type a message…";
+  input.setAttribute("aria-label", "Message");
   const send = el("button", "parley-send", "Send");
   const talk = el("button", "parley-talk", "🎤 Talk");
   bar.append(input, send, talk);
