@@ -39,6 +39,19 @@ function expiresAt(token: string): number {
   }
 }
 
+/** Drawn, not an emoji: a page's visitor may have no emoji font (the button would show an empty box). */
+function microphoneIcon(): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", "parley-icon");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", "M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11z");
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
+}
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text = ""): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   node.className = className;
@@ -54,9 +67,11 @@ const STYLE = `
 .parley-agent{align-self:flex-start;background:#eef}
 .parley-status{font-size:12px;color:#667;padding:0 10px}
 .parley-bar{display:flex;border-top:1px solid #ccd}
-.parley-bar input{flex:1;border:0;padding:10px;font:inherit}
+.parley-bar input{flex:1;min-width:0;border:0;padding:10px;font:inherit}
 .parley-bar button{border:0;background:#2d6cdf;color:#fff;padding:0 12px;font:inherit;cursor:pointer;white-space:nowrap}
+.parley-bar button+button{border-left:1px solid rgba(255,255,255,.45)}
 .parley-bar button.parley-live{background:#d33}
+.parley-icon{width:1.1em;height:1.1em;vertical-align:-0.2em;margin-right:4px}
 `;
 
 export function mount(options: MountOptions): WidgetHandle {
@@ -85,7 +100,12 @@ export function mount(options: MountOptions): WidgetHandle {
   input.placeholder = "Type a message…";
   input.setAttribute("aria-label", "Message");
   const send = el("button", "parley-send", "Send");
-  const talk = el("button", "parley-talk", "🎤 Talk");
+  const talk = el("button", "parley-talk");
+  function showTalk(): void {
+    talk.classList.remove("parley-live");
+    talk.replaceChildren(microphoneIcon(), "Talk");
+  }
+  showTalk();
   bar.append(input, send, talk);
   root.append(log, status, bar);
   options.element.append(root);
@@ -237,8 +257,7 @@ export function mount(options: MountOptions): WidgetHandle {
       for (const track of microphone.getTracks()) track.stop();
       playback?.clear();
       void context.close();
-      talk.classList.remove("parley-live");
-      talk.textContent = "🎤 Talk";
+      showTalk();
       call = undefined;
     };
     socket.onclose = stop;

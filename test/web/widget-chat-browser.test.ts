@@ -151,7 +151,10 @@ describe("the widget's chat in headless Chromium, on a page of another origin", 
         assert.equal(await tab.evaluate(() => document.activeElement?.textContent), "Send");
         await tab.keyboard.press("Enter");
         await waitForReply(tab, "You're welcome!");
+        await tab.getByRole("textbox", { name: "Message" }).focus();
         await tab.screenshot({ path: path.join(artifacts, "widget-chat.png") });
+        // The call button is named for what it does (its microphone is a drawing, hidden from assistive technology).
+        assert.equal(await tab.getByRole("button", { name: "Talk", exact: true }).count(), 1);
 
         // The first reply grew in the page: every text it showed extends the one before, and it was shown half-way.
         const shown = (await widget.replies())[0]?.filter((text) => text !== "…") ?? [];
