@@ -78,10 +78,16 @@ export function mount(options: MountOptions): WidgetHandle {
   const base = (options.baseUrl ?? scriptOrigin).replace(/\/+$/, "");
   const wsBase = base.replace(/^http/, "ws");
   let token: string | undefined;
+  let tokenRequest: Promise<string> | undefined;
 
-  async function freshToken(): Promise<string> {
-    if (!token || expiresAt(token) - Date.now() < 60_000) token = await options.getToken();
-    return token;
+  /** A token with a minute left at least; requests that need a new one at the same time share one `getToken` call. */
+  function freshToken(): Promise<string> {
+    if (token && expiresAt(token) - Date.now() >= 60_000) return Promise.resolve(token);
+    tokenRequest ??= options
+      .getToken()
+      .then((fresh) => (token = fresh))
+      .finally(() => (tokenRequest = undefined));
+    return tokenRequest;
   }
 
   if (!document.getElementById("parley-style")) {
@@ -121,16 +127,19 @@ export function mount(options: MountOptions): WidgetHandle {
   async function chat(text: string): Promise<void> {
     line("user", text);
     const reply = line("agent", "…");
-    const request = async () =>
+    const request = (credential: string) =>
       fetch(`${base}/chat`, {
         method: "POST",
-        headers: { authorization: `Bearer ${await freshToken()}`, "content-type": "application/json", accept: "application/x-ndjson" },
+        headers: { authorization: `Bearer ${credential}`, "content-type": "application/json", accept: "application/x-ndjson" },
         body: JSON.stringify({ thread_id: options.threadId, message: text, service_config_name: options.projectName, streaming: true }),
       });
-    let response = await request();
+    const sent = await freshToken();
+    let response = await request(sent);
     if (response.status === 401) {
-      token = undefined;
-      response = await request();
+      // Refused though it looked valid (the page's clock is off, or Parley's secret changed): once more with a new
+      // token, unless another request has already got one.
+      if (token === sent) token = undefined;
+      response = await request(await freshToken());
     }
     if (!response.ok || !response.body) {
       reply.textContent = `Error ${response.status}`;

@@ -33,10 +33,16 @@ interface OpenWidget {
 }
 
 /** A customer's page with the widget, on a thread of a new organization whose agent is the fake model. */
-async function openWidget(h: Harness, browser: Browser, parley: string, model: FakeLlmServer): Promise<OpenWidget> {
+async function openWidget(
+  h: Harness,
+  browser: Browser,
+  parley: string,
+  model: FakeLlmServer,
+  beforeToken?: () => Promise<void>,
+): Promise<OpenWidget> {
   const { apiKey } = await h.organization({ agent: { provider: "openai", model: "fake-model", base_url: model.url, api_key: "sk-fake" } });
   const threadId = await h.thread(apiKey);
-  const site = await startEmbeddingSite({ parley, apiKey, threadId });
+  const site = await startEmbeddingSite({ parley, apiKey, threadId, ...(beforeToken ? { beforeToken } : {}) });
   const tab = await browser.newPage({ viewport: { width: 380, height: 410 }, deviceScaleFactor: 2 });
   const consoleErrors = consoleErrorsOf(tab);
   const exchanges: Promise<ParleyExchange>[] = [];
@@ -45,8 +51,9 @@ async function openWidget(h: Harness, browser: Browser, parley: string, model: F
   tab.on("response", (response) => {
     const request = response.request();
     if (!request.url().startsWith(parley)) return;
+    const { pathname } = new URL(request.url());
     exchanges.push(
-      request.allHeaders().then((headers) => ({ method: request.method(), path: new URL(request.url()).pathname, authorization: headers["authorization"], status: response.status() })),
+      request.allHeaders().then((headers) => ({ method: request.method(), path: pathname, authorization: headers["authorization"], status: response.status() })),
     );
   });
   await tab.goto(site.url);
@@ -186,6 +193,43 @@ describe("the widget's chat in headless Chromium, on a page of another origin", 
         assert.deepEqual(widget.consoleErrors, []);
         await tab.close();
       });
+
+      test("messages sent while the page's backend is still fetching a token share that one token", async () => {
+        const { browser, model } = ready();
+        // Each reply names the message it answers: the two turns may reach the model in either order.
+        model.setBehaviour((request) => {
+          const messages = (request.json as { messages: { role: string; content: string }[] }).messages;
+          return { chunks: ["Reply to ", messages.filter((message) => message.role === "user").at(-1)?.content ?? ""] };
+        });
+        let releaseTokens = () => {};
+        const tokensReleased = new Promise<void>((resolve) => (releaseTokens = resolve));
+        const widget = await openWidget(h(), browser, parley, model, () => tokensReleased);
+        sites.push(widget.site);
+        const { tab } = widget;
+
+        await sendWithEnter(tab, "First");
+        await sendWithEnter(tab, "Second");
+        await tab.locator(".parley-user", { hasText: "Second" }).waitFor();
+        releaseTokens();
+        await tab.waitForFunction(
+          () => Array.from(document.querySelectorAll(".parley-agent"), (node) => node.textContent).join("|") === "Reply to First|Reply to Second",
+          undefined,
+          { timeout: 15_000 },
+        );
+
+        assert.equal(widget.site.tokens.length, 1);
+        const bearer = `Bearer ${widget.site.tokens[0] ?? ""}`;
+        const chats = (await widget.exchanges()).filter((exchange) => exchange.path === "/chat");
+        assert.deepEqual(
+          chats.map(({ status, authorization }) => [status, authorization]),
+          [
+            [200, bearer],
+            [200, bearer],
+          ],
+        );
+        assert.deepEqual(widget.consoleErrors, []);
+        await tab.close();
+      });
     },
     {},
     "pglite",
@@ -217,8 +261,9 @@ describe("the widget's chat in headless Chromium, on a page of another origin", 
         // Parley refuses it, and the widget must ask for a new one and send the message again.
         const second = widget.site.tokens[1] ?? "";
         await tab.clock.setSystemTime(Date.now() - 3_600_000);
+        const readWithSecond = { method: "GET" as const, url: `/threads/${widget.threadId}/messages`, headers: { authorization: `Bearer ${second}` } };
         await pollUntil(
-          async () => (await h().request({ method: "GET", url: `/threads/${widget.threadId}/messages`, headers: { authorization: `Bearer ${second}` } })).status,
+          async () => (await h().request(readWithSecond)).status,
           (status) => status === 401,
           { what: "the second token to expire", timeoutMs: 15_000, intervalMs: 200 },
         );

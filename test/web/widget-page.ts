@@ -22,12 +22,20 @@ export interface EmbeddingSite {
  * A customer's site: a page that mounts the widget (`window.widget`), and its backend, which holds the API key and
  * answers the page's `GET /token` with a thread token it gets from `POST /threads/{id}/token`.
  */
-export async function startEmbeddingSite(options: { parley: string; apiKey: string; threadId: string; projectId?: string }): Promise<EmbeddingSite> {
-  const { parley, apiKey, threadId, projectId } = options;
+export async function startEmbeddingSite(options: {
+  parley: string;
+  apiKey: string;
+  threadId: string;
+  projectId?: string;
+  /** Awaited before each token is minted: holds the page's requests for a token as long as a test likes. */
+  beforeToken?: () => Promise<void>;
+}): Promise<EmbeddingSite> {
+  const { parley, apiKey, threadId, projectId, beforeToken } = options;
   const tokens: string[] = [];
   const server = createServer((request, response) => {
     void (async () => {
       if (request.url === "/token") {
+        await beforeToken?.();
         const minted = await fetch(`${parley}/threads/${threadId}/token`, { method: "POST", headers: { authorization: apiKey } });
         const body = (await minted.json()) as { access_token: string };
         tokens.push(body.access_token);
