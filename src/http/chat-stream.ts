@@ -51,10 +51,12 @@ export class ChatStream {
     this.reply.hijack();
     const raw = this.reply.raw;
     raw.statusCode = 200;
+    // A hijacked reply no longer sends the headers the hooks set (the request id, and CORS, without which a page on
+    // another origin cannot read the stream): they go out here.
+    for (const [name, value] of Object.entries(this.reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
     raw.setHeader("content-type", this.sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson");
     raw.setHeader("cache-control", "no-cache");
     raw.setHeader("x-accel-buffering", "no");
-    raw.setHeader("x-request-id", String(this.reply.request.id));
     raw.flushHeaders();
     // The client hanging up half-closes the socket; it is destroyed at the end so it does not linger as keep-alive.
     raw.socket?.once("end", this.markClientGone);

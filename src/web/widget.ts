@@ -39,6 +39,19 @@ function expiresAt(token: string): number {
   }
 }
 
+/** Drawn, not an emoji: a page's visitor may have no emoji font (the button would show an empty box). */
+function microphoneIcon(): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", "parley-icon");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", "M12 14a3 3 0 0 0 3-3V5a3 3 0 0 0-6 0v6a3 3 0 0 0 3 3zm5-3a5 5 0 0 1-10 0H5a7 7 0 0 0 6 6.92V21h2v-3.08A7 7 0 0 0 19 11z");
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
+}
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string, text = ""): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   node.className = className;
@@ -54,19 +67,27 @@ const STYLE = `
 .parley-agent{align-self:flex-start;background:#eef}
 .parley-status{font-size:12px;color:#667;padding:0 10px}
 .parley-bar{display:flex;border-top:1px solid #ccd}
-.parley-bar input{flex:1;border:0;padding:10px;font:inherit}
+.parley-bar input{flex:1;min-width:0;border:0;padding:10px;font:inherit}
 .parley-bar button{border:0;background:#2d6cdf;color:#fff;padding:0 12px;font:inherit;cursor:pointer;white-space:nowrap}
+.parley-bar button+button{border-left:1px solid rgba(255,255,255,.45)}
 .parley-bar button.parley-live{background:#d33}
+.parley-icon{width:1.1em;height:1.1em;vertical-align:-0.2em;margin-right:4px}
 `;
 
 export function mount(options: MountOptions): WidgetHandle {
   const base = (options.baseUrl ?? scriptOrigin).replace(/\/+$/, "");
   const wsBase = base.replace(/^http/, "ws");
   let token: string | undefined;
+  let tokenRequest: Promise<string> | undefined;
 
-  async function freshToken(): Promise<string> {
-    if (!token || expiresAt(token) - Date.now() < 60_000) token = await options.getToken();
-    return token;
+  /** A token with a minute left at least; requests that need a new one at the same time share one `getToken` call. */
+  function freshToken(): Promise<string> {
+    if (token && expiresAt(token) - Date.now() >= 60_000) return Promise.resolve(token);
+    tokenRequest ??= options
+      .getToken()
+      .then((fresh) => (token = fresh))
+      .finally(() => (tokenRequest = undefined));
+    return tokenRequest;
   }
 
   if (!document.getElementById("parley-style")) {
@@ -77,12 +98,20 @@ export function mount(options: MountOptions): WidgetHandle {
   }
   const root = el("div", "parley");
   const log = el("div", "parley-log");
+  log.setAttribute("role", "log");
+  log.setAttribute("aria-label", "Conversation");
   const status = el("div", "parley-status", "Ready");
   const bar = el("div", "parley-bar");
   const input = el("input", "");
   input.placeholder = "Type a message…";
+  input.setAttribute("aria-label", "Message");
   const send = el("button", "parley-send", "Send");
-  const talk = el("button", "parley-talk", "🎤 Talk");
+  const talk = el("button", "parley-talk");
+  function showTalk(): void {
+    talk.classList.remove("parley-live");
+    talk.replaceChildren(microphoneIcon(), "Talk");
+  }
+  showTalk();
   bar.append(input, send, talk);
   root.append(log, status, bar);
   options.element.append(root);
@@ -98,16 +127,19 @@ export function mount(options: MountOptions): WidgetHandle {
   async function chat(text: string): Promise<void> {
     line("user", text);
     const reply = line("agent", "…");
-    const request = async () =>
+    const request = (credential: string) =>
       fetch(`${base}/chat`, {
         method: "POST",
-        headers: { authorization: `Bearer ${await freshToken()}`, "content-type": "application/json", accept: "application/x-ndjson" },
+        headers: { authorization: `Bearer ${credential}`, "content-type": "application/json", accept: "application/x-ndjson" },
         body: JSON.stringify({ thread_id: options.threadId, message: text, service_config_name: options.projectName, streaming: true }),
       });
-    let response = await request();
+    const sent = await freshToken();
+    let response = await request(sent);
     if (response.status === 401) {
-      token = undefined;
-      response = await request();
+      // Refused though it looked valid (the page's clock is off, or Parley's secret changed): once more with a new
+      // token, unless another request has already got one.
+      if (token === sent) token = undefined;
+      response = await request(await freshToken());
     }
     if (!response.ok || !response.body) {
       reply.textContent = `Error ${response.status}`;
@@ -234,8 +266,7 @@ export function mount(options: MountOptions): WidgetHandle {
       for (const track of microphone.getTracks()) track.stop();
       playback?.clear();
       void context.close();
-      talk.classList.remove("parley-live");
-      talk.textContent = "🎤 Talk";
+      showTalk();
       call = undefined;
     };
     socket.onclose = stop;

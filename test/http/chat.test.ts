@@ -46,6 +46,9 @@ forEachDatabase("POST /chat with the built-in agent", (h) => {
     const response = await chat(h(), apiKey, { thread_id: threadId, message: "where is your office located", streaming: true });
     assert.equal(response.status, 200);
     assert.equal(response.headers["content-type"], "application/x-ndjson");
+    // Like every other answer, the stream may be read by a page of any origin (the widget) and names its request.
+    assert.equal(response.headers["access-control-allow-origin"], "*");
+    assert.ok(typeof response.headers["x-request-id"] === "string");
     const lines = response.body.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     const final = lines.pop() as unknown as ChatBody;
     assert.ok(lines.length > 1);

@@ -24,6 +24,8 @@ export interface FakeBehaviour {
   firstChunkDelayMs?: number;
   /** Wait between text chunks. */
   chunkDelayMs?: number;
+  /** Awaited before text chunk `index` is written: holds the stream at a point the test chooses, for as long as it likes. */
+  beforeChunk?: (index: number) => Promise<void>;
   /** Answer with this HTTP status and the vendor's error body instead of a stream. */
   status?: number;
   /** The message in an error body or error event. */
@@ -167,6 +169,7 @@ async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehavio
   for (const [index, chunk] of chunks.entries()) {
     const delay = index === 0 ? behaviour.firstChunkDelayMs : behaviour.chunkDelayMs;
     if (delay) await sleep(delay);
+    await behaviour.beforeChunk?.(index);
     if (res.destroyed) return;
     if (behaviour.cutAfterChunks === index) return cut(res);
     await writeEvent(res, vendor === "anthropic" && tool ? protocols.anthropic.toolInput(chunk) : protocol.text(chunk), behaviour);

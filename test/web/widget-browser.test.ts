@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { before, after, test } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { encodeWav } from "../../src/providers/voice/wav.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../support/speech-audio.js";
 import { audioVoiceSettings, forEachVoiceDatabase, listen, voiceConfig, waitForCall } from "../voice-calls/support.js";
+import { consoleErrorsOf, launchChromium, startEmbeddingSite, type EmbeddingSite } from "./widget-page.js";
 
 const artifacts = path.resolve("test/artifacts");
 
@@ -19,10 +18,10 @@ forEachVoiceDatabase(
   "the browser widget in headless Chromium",
   (h) => {
     let browser: Browser | undefined;
-    let page: Server | undefined;
+    let site: EmbeddingSite | undefined;
     after(async () => {
       await browser?.close();
-      await new Promise((resolve) => page?.close(resolve));
+      await site?.close();
     });
 
     before(async () => {
@@ -35,51 +34,14 @@ forEachVoiceDatabase(
       const parley = (await listen(h().app)).replace(/^ws/, "http");
       const { apiKey, projectId } = await h().organization(voiceConfig);
       const threadId = await h().thread(apiKey);
-      let tokensIssued = 0;
-      page = createServer((request, response) => {
-        void (async () => {
-          if (request.url === "/token") {
-            // The embedding site's backend: it holds the API key and hands the browser a thread token.
-            tokensIssued += 1;
-            const token = await fetch(`${parley}/threads/${threadId}/token`, { method: "POST", headers: { authorization: apiKey } });
-            response.writeHead(200, { "content-type": "application/json" }).end(await token.text());
-            return;
-          }
-          response.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><html><body style="background:#f4f5f8;padding:20px">
-<h3>Acme support (a customer's page)</h3><div id="widget"></div>
-<script src="${parley}/widget.js"></script>
-<script>
-window.widget = Parley.mount({
-  element: document.getElementById("widget"), threadId: ${JSON.stringify(threadId)}, projectName: "support", projectId: ${JSON.stringify(projectId)},
-  getToken: () => fetch("/token").then((r) => r.json()).then((j) => j.access_token),
-});
-</script></body></html>`);
-        })();
-      });
-      await new Promise<void>((resolve) => page?.listen(0, "127.0.0.1", resolve));
-      const pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
-      assert.notEqual(new URL(pageUrl).origin, new URL(parley).origin);
-
-      browser = await chromium.launch({
-        executablePath: "/usr/bin/chromium",
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-          "--use-fake-ui-for-media-stream",
-          "--use-fake-device-for-media-stream",
-          `--use-file-for-fake-audio-capture=${path.join(artifacts, "question.wav")}%noloop`,
-        ],
-      });
+      site = await startEmbeddingSite({ parley, apiKey, threadId, projectId });
+      browser = await launchChromium([
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        `--use-file-for-fake-audio-capture=${path.join(artifacts, "question.wav")}%noloop`,
+      ]);
       const tab = await browser.newPage();
-      const consoleErrors: string[] = [];
-      tab.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      tab.on("pageerror", (error) => consoleErrors.push(error.message));
+      const consoleErrors = consoleErrorsOf(tab);
       // Keeps what the page sends to Parley, to look at when the call goes wrong.
       await tab.addInitScript(() => {
         const sent: number[] = [];
@@ -90,7 +52,7 @@ window.widget = Parley.mount({
           original.call(this, data);
         };
       });
-      await tab.goto(pageUrl);
+      await tab.goto(site.url);
       await tab.waitForSelector(".parley-talk", { timeout: 15_000 }).catch((error: unknown) => {
         throw new Error(`the widget did not mount: ${String(error)}; page errors: ${JSON.stringify(consoleErrors)}`);
       });
@@ -121,7 +83,7 @@ window.widget = Parley.mount({
 
       // Audio came back: more than a second of 16 kHz speech.
       assert.ok(stats.audioBytes > 32_000, `${stats.audioBytes} bytes of agent audio`);
-      assert.ok(tokensIssued >= 1);
+      assert.ok(site.tokens.length >= 1);
       const call = await waitForCall(h().request, apiKey, stats.callId, (detail) => detail.status === "ended", 30_000);
       assert.equal(call.call_type, "web_call");
       const heard = wordsOf((call.transcript_object ?? []).filter((entry) => entry.role === "user").map((entry) => entry.content).join(" "));
