@@ -7,6 +7,39 @@ import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, forEachDatabase } from "../support/harness.js";
 
+/**
+ * Runs in the page (as text, so that the test compiler's helpers do not leak into it): every element with text of its
+ * own whose WCAG contrast against its first opaque background falls below AA (4.5:1; 3:1 for large text).
+ */
+const lowContrastText = `(() => {
+  const channels = (color) => (color.match(/[\\d.]+/g) || []).map(Number);
+  const linear = (value) => { const c = value / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const luminance = ([r, g, b]) => 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  const background = (element) => {
+    for (let node = element; node; node = node.parentElement) {
+      const [r, g, b, a] = channels(getComputedStyle(node).backgroundColor);
+      if (a === undefined || a >= 0.99) return [r, g, b];
+    }
+    return [255, 255, 255];
+  };
+  const found = [];
+  for (const element of document.querySelectorAll("body *")) {
+    const ownText = [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.textContent.trim() !== "");
+    const box = element.getBoundingClientRect();
+    if (!ownText || box.width === 0 || box.height === 0) continue;
+    const style = getComputedStyle(element);
+    if (style.visibility === "hidden" || Number(style.opacity) === 0) continue;
+    const fore = luminance(channels(style.color));
+    const back = luminance(background(element));
+    const ratio = (Math.max(fore, back) + 0.05) / (Math.min(fore, back) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) found.push(element.tagName.toLowerCase() + "." + element.className + " " + JSON.stringify(element.textContent.trim().slice(0, 30)) + " " + ratio.toFixed(2) + ":1");
+  }
+  return found;
+})()`;
+
+
 /** Screenshots of every screen, for people to look at (gitignored). */
 const artifacts = new URL("../../test-artifacts/console/", import.meta.url).pathname;
 const chromiumPath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
@@ -313,5 +346,16 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await page.goto(`${baseUrl}/console#/threads/${threadId}`);
     await page.locator(".history .message").first().waitFor();
     await shoot("09-phone-thread");
+  });
+
+  test("text contrasts with its background at WCAG AA (4.5:1, 3:1 for large text) on every screen", async () => {
+    await page.setViewportSize({ width: 1280, height: 860 });
+    for (const route of [`#/threads/${threadId}`, "#/threads", "#/calls", `#/calls/${call.id}`, "#/simulations"]) {
+      await page.goto(`${baseUrl}/console${route}`);
+      await page.locator("main h1").first().waitFor();
+      await page.waitForTimeout(300);
+      const failures = await page.evaluate<string[]>(lowContrastText);
+      assert.deepEqual(failures, [], `${route} has text below AA contrast`);
+    }
   });
 });
