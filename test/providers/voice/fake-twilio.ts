@@ -134,7 +134,7 @@ export class TwilioStream {
   private readonly clips: QueuedClip[] = [];
   private queueEnd = 0;
   private readonly pendingMarks = new Map<string, NodeJS.Timeout>();
-  private readonly queued: Uint8Array[] = [];
+  private readonly queued: { payload: Uint8Array; voiced: boolean }[] = [];
   private line: NodeJS.Timeout | undefined;
   private lastSpeechAt = 0;
   private constructor(private readonly socket: WebSocket) {
@@ -221,18 +221,21 @@ export class TwilioStream {
       const due = Math.floor((performance.now() - began) / 20);
       for (; sent < due; sent++) {
         const speech = this.queued.shift();
-        this.frame(speech ?? silentFrame);
-        if (speech) this.lastSpeechAt = performance.now();
+        this.frame(speech?.payload ?? silentFrame);
+        if (speech?.voiced) this.lastSpeechAt = performance.now();
       }
     }, 10);
   }
 
-  /** Queues the caller's speech on the line; resolves once it has all been sent, with when its last frame went. */
+  /**
+   * Queues the caller's speech on the line; resolves once it has all been sent, with when its last voiced frame went
+   * (the end of the speech, not of the clip's trailing silence).
+   */
   async say(mulaw: Uint8Array): Promise<number> {
     for (let offset = 0; offset < mulaw.length; offset += 160) {
       const frame = new Uint8Array(160).fill(0xff);
       frame.set(mulaw.subarray(offset, offset + 160));
-      this.queued.push(frame);
+      this.queued.push({ payload: frame, voiced: decodeMuLaw(frame).some((sample) => Math.abs(sample) > 1000) });
     }
     while (this.queued.length > 0 && !this.closed) await new Promise((resolve) => setTimeout(resolve, 5));
     return this.lastSpeechAt;
