@@ -5,24 +5,15 @@
  * The difference is Parley's share: parsing the frame, the thread lock, storing the caller's utterance, building
  * the prompt. The agent is the built-in one, so the model itself costs next to nothing and the difference shows.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pino from "pino";
-import { createApp } from "../src/app.js";
-import { loadConfig } from "../src/config.js";
 import { createLlmProvider } from "../src/providers/llm/index.js";
 import type { PromptMessage } from "../src/providers/llm/types.js";
-import { migrate } from "../src/store/migrate.js";
-import { openPglite } from "../src/store/pglite-db.js";
-import { openPostgres } from "../src/store/postgres-db.js";
 import { RetellLlmClient, signedWebhook, startFakeRetell } from "../test/providers/voice/fake-retell.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import type { BenchContext, DbKind } from "./lib/context.js";
 import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { summarize, type LatencySummary } from "./lib/stats.js";
+import { startVendorApp } from "./lib/vendor-app.js";
 
-const adminKey = "bench-admin-key-0123456789abcdef";
 const retellKey = "key_bench_0123456789abcdef0123456789";
 const agent = {
   provider: "builtin" as const,
@@ -34,47 +25,23 @@ const agent = {
 const questions = ["What are your opening hours?", "Where is the office located?"];
 
 async function measureSocket(kind: DbKind, context: BenchContext, calls: number, turns: number): Promise<number[]> {
-  const database = kind === "postgres" ? await context.postgresDatabase() : undefined;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "parley-bench-retell-"));
-  const db = database ? openPostgres(database.url, 10) : await openPglite(undefined);
-  await migrate(db);
   const retell = await startFakeRetell(retellKey);
-  const app = await createApp(
-    loadConfig({
-      ADMIN_API_KEY: adminKey,
-      JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123",
-      ENCRYPTION_KEY: "bench-encryption-key-0123456789abcdef",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      PUBLIC_BASE_URL: "https://parley.example.test",
-      ...(database ? { DATABASE_URL: database.url } : {}),
-    }),
-    { db, logger: pino({ level: "silent" }) },
-  );
+  const parley = await startVendorApp(kind, context, {
+    agent,
+    voice: { provider: "retell", accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }], retell: { api_key: retellKey, agent_id: "agent_bench", api_base_url: retell.url } },
+  }).catch(async (error: unknown) => {
+    await retell.close();
+    throw error;
+  });
   const samples: number[] = [];
   try {
-    const wsBase = (await app.server.listen({ port: 0, host: "127.0.0.1" })).replace(/^http/, "ws");
-    const inject = async (method: "POST", url: string, authorization: string, payload: unknown) => {
-      const response = await app.server.inject({ method, url, headers: { authorization }, payload: payload as Record<string, unknown> });
-      if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-      return JSON.parse(response.body) as Record<string, unknown>;
-    };
-    const org = await inject("POST", "/admin/organizations", `Bearer ${adminKey}`, { name: "Bench" });
-    const apiKey = String(org["api_key"]);
-    const project = await inject("POST", `/admin/organizations/${String(org["id"])}/projects`, `Bearer ${adminKey}`, {
-      name: "bench",
-      config: {
-        agent,
-        voice: { provider: "retell", accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }], retell: { api_key: retellKey, agent_id: "agent_bench", api_base_url: retell.url } },
-      },
-    });
     for (let call = 0; call < calls; call++) {
-      const threadId = String((await inject("POST", "/threads", apiKey, {}))["thread_id"]);
-      const created = await inject("POST", `/voice/${threadId}/phone-call`, apiKey, { callee: "+14155552671", project_id: String(project["id"]) });
+      const threadId = String((await parley.request("POST", "/threads", {}))["thread_id"]);
+      await parley.request("POST", `/voice/${threadId}/phone-call`, { callee: "+14155552671", project_id: parley.projectId });
       const retellId = retell.callIds.at(-1)!;
       const started = await signedWebhook(retellKey, "call_started", { call_id: retellId, call_status: "ongoing", start_timestamp: Date.now() });
-      await app.server.inject({ method: "POST", url: "/voice/retell/webhook", headers: { "content-type": "application/json", "x-retell-signature": started.signature }, payload: started.body });
-      const llm = await RetellLlmClient.connect(wsBase, retellId);
+      await parley.app.server.inject({ method: "POST", url: "/voice/retell/webhook", headers: { "content-type": "application/json", "x-retell-signature": started.signature }, payload: started.body });
+      const llm = await RetellLlmClient.connect(parley.wsBase, retellId);
       const transcript: { role: string; content: string }[] = [];
       for (let turn = 1; turn <= turns; turn++) {
         transcript.push({ role: "user", content: questions[turn % questions.length]! });
@@ -86,15 +53,11 @@ async function measureSocket(kind: DbKind, context: BenchContext, calls: number,
         transcript.push({ role: "agent", content: reply.text });
       }
       llm.close();
-      await app.server.inject({ method: "DELETE", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey } });
-      void created;
+      await parley.request("DELETE", `/voice/${threadId}/phone-call`);
     }
   } finally {
-    await app.close();
-    await db.close();
+    await parley.close();
     await retell.close();
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
   }
   return samples;
 }

@@ -7,26 +7,17 @@
  * silence, pocketsphinx on the question and eSpeak NG on the answer's first sentence. The difference is Parley's
  * share: the transport, resampling, μ-law, VAD, the thread lock and storing the utterances.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pino from "pino";
-import { createApp } from "../src/app.js";
-import { loadConfig } from "../src/config.js";
 import { resample, toPipelineRate } from "../src/providers/speech/audio.js";
 import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak-tts.js";
 import { decodeMuLaw } from "../src/providers/speech/mulaw.js";
 import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx-stt.js";
-import { migrate } from "../src/store/migrate.js";
-import { openPglite } from "../src/store/pglite-db.js";
-import { openPostgres } from "../src/store/postgres-db.js";
 import { espeakMulaw, startFakeTwilio, streamOf, TwilioStream } from "../test/providers/voice/fake-twilio.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import type { BenchContext, DbKind } from "./lib/context.js";
 import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { sleep, summarize, type LatencySummary } from "./lib/stats.js";
+import { startVendorApp, vendorPublicBaseUrl } from "./lib/vendor-app.js";
 
-const adminKey = "bench-admin-key-0123456789abcdef";
 const accountSid = `AC${"be".repeat(16)}`;
 const authToken = "bench-twilio-auth-token-0123456789";
 const question = "What are your opening hours?";
@@ -43,52 +34,29 @@ async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Pr
 
 /** End of the caller's speech → first agent audio on the stream, for `calls` calls of `turns` questions each. */
 async function measureCalls(kind: DbKind, context: BenchContext, calls: number, turns: number, spoken: Uint8Array): Promise<{ onStream: number[]; inPipeline: number[] }> {
-  const database = kind === "postgres" ? await context.postgresDatabase() : undefined;
-  const dataDir = await mkdtemp(path.join(tmpdir(), "parley-bench-twilio-"));
-  const db = database ? openPostgres(database.url, 10) : await openPglite(undefined);
-  await migrate(db);
   const twilio = await startFakeTwilio(accountSid, authToken);
   const inPipeline: number[] = [];
-  const app = await createApp(
-    loadConfig({
-      ADMIN_API_KEY: adminKey,
-      JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123",
-      ENCRYPTION_KEY: "bench-encryption-key-0123456789abcdef",
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      PUBLIC_BASE_URL: "https://parley.example.test",
-      ...(database ? { DATABASE_URL: database.url } : {}),
-    }),
-    { db, logger: pino({ level: "silent" }), voice: { onTurnLatency: (ms) => inPipeline.push(ms) } },
-  );
+  const projectConfig = {
+    agent: { provider: "builtin", knowledge: [{ question, answer }] },
+    speech: { end_of_turn_ms: endOfTurnMs },
+    voice: {
+      provider: "twilio",
+      accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }],
+      twilio: { account_sid: accountSid, auth_token: authToken, api_base_url: twilio.url },
+    },
+  };
+  const parley = await startVendorApp(kind, context, projectConfig, { onTurnLatency: (ms) => inPipeline.push(ms) }).catch(async (error: unknown) => {
+    await twilio.close();
+    throw error;
+  });
   const onStream: number[] = [];
   try {
-    const wsBase = (await app.server.listen({ port: 0, host: "127.0.0.1" })).replace(/^http/, "ws");
-    const inject = async (method: "POST" | "DELETE", url: string, authorization: string, payload?: unknown) => {
-      const response = await app.server.inject({ method, url, headers: { authorization }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
-      if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
-      return JSON.parse(response.body) as Record<string, unknown>;
-    };
-    const org = await inject("POST", "/admin/organizations", `Bearer ${adminKey}`, { name: "Bench" });
-    const apiKey = String(org["api_key"]);
-    const project = await inject("POST", `/admin/organizations/${String(org["id"])}/projects`, `Bearer ${adminKey}`, {
-      name: "bench",
-      config: {
-        agent: { provider: "builtin", knowledge: [{ question, answer }] },
-        speech: { end_of_turn_ms: endOfTurnMs },
-        voice: {
-          provider: "twilio",
-          accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }],
-          twilio: { account_sid: accountSid, auth_token: authToken, api_base_url: twilio.url },
-        },
-      },
-    });
     for (let call = 0; call < calls; call++) {
-      const threadId = String((await inject("POST", "/threads", apiKey, {}))["thread_id"]);
-      const created = await inject("POST", `/voice/${threadId}/phone-call`, apiKey, { callee: "+14155552671", project_id: String(project["id"]) });
-      const [bound] = await db.query<{ provider_call_id: string }>("SELECT provider_call_id FROM calls WHERE id = $1", [String(created["id"])]);
+      const threadId = String((await parley.request("POST", "/threads", {}))["thread_id"]);
+      const created = await parley.request("POST", `/voice/${threadId}/phone-call`, { callee: "+14155552671", project_id: parley.projectId });
+      const [bound] = await parley.db.query<{ provider_call_id: string }>("SELECT provider_call_id FROM calls WHERE id = $1", [String(created["id"])]);
       const stream = streamOf(twilio.forms.at(-1)!.form.get("Twiml") ?? "");
-      const media = await TwilioStream.open(stream.url.replace("wss://parley.example.test", wsBase));
+      const media = await TwilioStream.open(stream.url.replace(vendorPublicBaseUrl.replace(/^https/, "wss"), parley.wsBase));
       media.start(accountSid, bound!.provider_call_id, stream.token);
       media.startLine();
       await sleep(500);
@@ -108,14 +76,11 @@ async function measureCalls(kind: DbKind, context: BenchContext, calls: number, 
       }
       media.stop(accountSid, bound!.provider_call_id);
       media.close();
-      await inject("DELETE", `/voice/${threadId}/phone-call`, apiKey).catch(() => undefined);
+      await parley.request("DELETE", `/voice/${threadId}/phone-call`).catch(() => undefined);
     }
   } finally {
-    await app.close();
-    await db.close();
+    await parley.close();
     await twilio.close();
-    await database?.drop();
-    await rm(dataDir, { recursive: true, force: true });
   }
   return { onStream, inPipeline };
 }

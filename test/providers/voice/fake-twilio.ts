@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
 import WebSocket from "ws";
 import { decodeMuLaw, encodeMuLaw } from "../../../src/providers/speech/mulaw.js";
-import { espeakCli } from "../../support/speech-audio.js";
+import { concatSamples, espeakCli } from "../../support/speech-audio.js";
 
 export interface TwilioForm {
   path: string;
@@ -263,12 +263,12 @@ export class TwilioStream {
 
   /** The agent's audio Parley sent, decoded, whether or not it was played. */
   sentAudio(): Int16Array {
-    return joinSamples(this.clips.map((clip) => clip.samples));
+    return concatSamples(...this.clips.map((clip) => clip.samples));
   }
 
   /** The agent's audio the caller heard: what was sent, less what a `clear` dropped. */
   playedAudio(): Int16Array {
-    return joinSamples(this.clips.map((clip) => clip.samples.subarray(0, clip.playedSamples ?? clip.samples.length)));
+    return concatSamples(...this.clips.map((clip) => clip.samples.subarray(0, clip.playedSamples ?? clip.samples.length)));
   }
 
   send(frame: Record<string, unknown>): void {
@@ -287,14 +287,4 @@ export class TwilioStream {
   close(): void {
     this.socket.close();
   }
-}
-
-function joinSamples(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

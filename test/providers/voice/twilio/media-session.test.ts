@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import pino from "pino";
 import { StreamResampler } from "../../../../src/providers/speech/audio.js";
 import { decodeMuLaw, encodeMuLaw } from "../../../../src/providers/speech/mulaw.js";
+import { concatSamples } from "../../../support/speech-audio.js";
 import type { AudioTransport } from "../../../../src/providers/speech/pipeline/transport.js";
 import { TwilioMediaSession, type TwilioMediaCall } from "../../../../src/providers/voice/twilio/twilio-media-session.js";
 
@@ -67,33 +68,23 @@ function largestStep(samples: Int16Array): number {
   return largest;
 }
 
-function join(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 describe("the Twilio media stream transport", () => {
   test("a stream resampled frame by frame has no clicks at frame edges, and keeps its length", () => {
     const down = new StreamResampler(16_000, 8000);
     const input = tone(16_000, 16_000, 300);
     const frames: Int16Array[] = [];
     for (let offset = 0; offset < input.length; offset += 320) frames.push(down.push(input.subarray(offset, offset + 320)));
-    const out = join(frames);
+    const out = concatSamples(...frames);
     assert.equal(out.length, 8000);
     // A 300 Hz tone at 8 kHz moves at most 2π·300/8000·8000 ≈ 1900 per sample; a click at a frame edge would be far more.
     assert.ok(largestStep(out.subarray(100)) < 2100, `largest step ${largestStep(out)}`);
     const up = new StreamResampler(8000, 16_000);
-    const back = join(frames.map((frame) => up.push(frame)));
+    const back = concatSamples(...frames.map((frame) => up.push(frame)));
     assert.equal(back.length, 16_000);
     assert.ok(largestStep(back.subarray(200)) < 1100, `largest step ${largestStep(back)}`);
     // Above the telephone band, nothing passes: a 6 kHz tone does not fold back into the 8 kHz stream.
     const high = new StreamResampler(16_000, 8000);
-    const folded = join([...Array(50).keys()].map((index) => high.push(tone(16_000, 16_000, 6000).subarray(index * 320, index * 320 + 320))));
+    const folded = concatSamples(...[...Array(50).keys()].map((index) => high.push(tone(16_000, 16_000, 6000).subarray(index * 320, index * 320 + 320))));
     assert.ok(largestStep(folded.subarray(100)) < 400, `6 kHz leaks through: ${largestStep(folded)}`);
   });
 
