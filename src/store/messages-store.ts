@@ -25,16 +25,18 @@ export class MessagesStore {
    * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
    * planned the statement again at every execution, most of its time. So there is one statement without a cursor
    * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
+   * The page is taken before the join with its conversations for the same reason: joined first, the generic plan
+   * (which cannot know the thread's size) was costed above the custom one, and every read was planned again.
    */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
-    if (atMost === null) {
-      return this.db.query<MessageRecord>(`SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 ORDER BY m.seq DESC LIMIT ${limit}`, [threadId]);
-    }
-    return this.db.query<MessageRecord>(
-      `SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 AND m.seq <= $2 ORDER BY m.seq DESC LIMIT ${limit}`,
-      [threadId, atMost],
-    );
+    const page = (condition: string) =>
+      `SELECT ${messageColumns}
+         FROM (SELECT * FROM messages WHERE thread_id = $1${condition} ORDER BY seq DESC LIMIT ${limit}) m
+         JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id
+        ORDER BY m.seq DESC`;
+    if (atMost === null) return this.db.query<MessageRecord>(page(""), [threadId]);
+    return this.db.query<MessageRecord>(page(" AND seq <= $2"), [threadId, atMost]);
   }
 
   /** Up to `limit` messages with seq > `after`, oldest first. */
