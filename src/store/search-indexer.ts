@@ -5,7 +5,7 @@ const batchSize = 1_000;
 
 /**
  * Moves the messages queued by migration 010's trigger into the trigram-indexed `message_search`, so that the chat
- * turn does not pay for the index. Every instance runs one; SKIP LOCKED shares the queue between them. A message
+ * turn does not pay for the index. Every instance runs one; an advisory lock lets one move at a time. A message
  * waits at most one interval plus the time of the batches before it (measured by the store benchmark), and search
  * finds it meanwhile by reading the queue.
  */

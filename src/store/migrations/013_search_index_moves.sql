@@ -1,8 +1,9 @@
 -- The search indexer's move (migration 010) wrote three records per message besides the index's own: the row lock of
 -- `FOR UPDATE SKIP LOCKED` on the queued row, its delete, and the confirmation of the speculative insert of
--- `ON CONFLICT`. Now one instance moves at a time, under a transaction-level advisory lock that the others find
--- taken (they return 0 and try again at their next round: one instance's batches empty the queue), so queued rows
--- need no row locks; and a re-queued message (one edited by hand) has its indexed row deleted before the plain insert.
+-- `ON CONFLICT`. Now one instance moves at a time, under a transaction-level advisory lock (key 7352002, beside the
+-- migrations' 7352001) that the others find taken: they return 0 and try again at their next round, while one
+-- instance's batches empty the queue. So the queued rows need no row locks; and a re-queued message (one edited by
+-- hand) has its indexed row deleted before a plain insert.
 CREATE OR REPLACE FUNCTION parley_index_queued_messages(p_limit integer) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -10,7 +11,7 @@ DECLARE
   v_seqs bigint[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  IF NOT pg_try_advisory_xact_lock(hashtext('parley_index_queued_messages')) THEN
+  IF NOT pg_try_advisory_xact_lock(7352002) THEN
     RETURN 0;
   END IF;
   WITH taken AS (
