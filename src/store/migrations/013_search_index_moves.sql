@@ -1,9 +1,9 @@
 -- The search indexer's move (migration 010) wrote three records per message besides the index's own: the row lock of
 -- `FOR UPDATE SKIP LOCKED` on the queued row, its delete, and the confirmation of the speculative insert of
--- `ON CONFLICT`. Now one instance moves at a time, under a transaction-level advisory lock (key 7352002, beside the
--- migrations' 7352001) that the others find taken: they return 0 and try again at their next round, while one
--- instance's batches empty the queue. So the queued rows need no row locks; and a re-queued message (one edited by
--- hand) has its indexed row deleted before a plain insert.
+-- `ON CONFLICT`. Now the instances move one batch at a time, under a transaction-level advisory lock (key 7352002,
+-- beside the migrations' 7352001): an instance whose round comes while another moves a batch waits for it (tens of
+-- milliseconds), then takes what is left. So the queued rows need no row locks; and a re-queued message (one edited
+-- by hand) has its indexed row deleted before a plain insert.
 CREATE OR REPLACE FUNCTION parley_index_queued_messages(p_limit integer) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -11,9 +11,7 @@ DECLARE
   v_seqs bigint[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  IF NOT pg_try_advisory_xact_lock(7352002) THEN
-    RETURN 0;
-  END IF;
+  PERFORM pg_advisory_xact_lock(7352002);
   WITH taken AS (
     DELETE FROM message_search_queue q
      WHERE q.ctid IN (SELECT queued.ctid FROM message_search_queue queued LIMIT p_limit)
