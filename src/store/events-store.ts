@@ -22,9 +22,20 @@ export class EventsStore {
     return row.seq;
   }
 
+  /**
+   * A `message.created` event stored since migration 012 refers to its message (`message_seq`): its payload is built
+   * here from the message row, as the copy stored before was built, and `payload` holds what the event adds to it.
+   */
   async after(threadId: string, seq: number, limit: number): Promise<ThreadEventRecord[]> {
     return this.db.query<ThreadEventRecord>(
-      "SELECT seq, type, payload FROM thread_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+      `SELECT e.seq, e.type,
+              CASE WHEN e.message_seq IS NULL THEN e.payload
+                   ELSE jsonb_build_object('message', CASE WHEN m.id IS NOT NULL THEN jsonb_build_object(
+                          'message_id', m.id, 'role', m.role, 'message', m.content, 'conversation_id', m.conversation_id) || coalesce(e.payload, '{}') END)
+              END AS payload
+         FROM (SELECT seq, type, payload, message_seq FROM thread_events WHERE thread_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e
+         LEFT JOIN messages m ON m.thread_id = $1 AND m.seq = e.message_seq
+        ORDER BY e.seq`,
       [threadId, seq, limit],
     );
   }

@@ -2,6 +2,9 @@ import type { Queryable } from "../domain/shared/database.js";
 import type { MessageRecord } from "../domain/history/messages-repository.js";
 
 const messageColumns = `m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, c.ended_at AS conversation_ended_at`;
+/** The end of a message's conversation, looked up by key for each message. */
+const conversationEndedAt = `(SELECT c.ended_at FROM conversations c WHERE c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id)
+                              AS conversation_ended_at`;
 const fromMessages = `FROM messages m JOIN conversations c ON c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id`;
 
 /** Messages are numbered per thread by `seq` (1, 2, 3… with no gaps): the total order every page and cursor uses. */
@@ -25,16 +28,16 @@ export class MessagesStore {
    * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
    * planned the statement again at every execution, most of its time. So there is one statement without a cursor
    * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
+   * The conversation's end is a per-row key lookup, as in `inRanges`: joined, the generic plan (which cannot know the
+   * thread's size) was costed above a custom one, so every read was planned again, or it hashed every conversation.
    */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
-    if (atMost === null) {
-      return this.db.query<MessageRecord>(`SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 ORDER BY m.seq DESC LIMIT ${limit}`, [threadId]);
-    }
-    return this.db.query<MessageRecord>(
-      `SELECT ${messageColumns} ${fromMessages} WHERE m.thread_id = $1 AND m.seq <= $2 ORDER BY m.seq DESC LIMIT ${limit}`,
-      [threadId, atMost],
-    );
+    const page = (condition: string) =>
+      `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, ${conversationEndedAt}
+         FROM messages m WHERE m.thread_id = $1${condition} ORDER BY m.seq DESC LIMIT ${limit}`;
+    if (atMost === null) return this.db.query<MessageRecord>(page(""), [threadId]);
+    return this.db.query<MessageRecord>(page(" AND m.seq <= $2"), [threadId, atMost]);
   }
 
   /** Up to `limit` messages with seq > `after`, oldest first. */
@@ -79,9 +82,7 @@ export class MessagesStore {
     const merged = mergeRanges(ranges);
     if (merged.length === 0) return [];
     return this.db.query<MessageRecord>(
-      `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at,
-              (SELECT c.ended_at FROM conversations c WHERE c.thread_id = m.thread_id AND c.conversation_id = m.conversation_id)
-                AS conversation_ended_at
+      `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, ${conversationEndedAt}
          FROM (SELECT generate_series(r.lo, r.hi) AS seq FROM unnest($2::bigint[], $3::bigint[]) AS r(lo, hi)) wanted
          JOIN messages m ON m.thread_id = $1 AND m.seq = wanted.seq
         ORDER BY m.seq`,

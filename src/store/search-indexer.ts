@@ -5,7 +5,7 @@ const batchSize = 1_000;
 
 /**
  * Moves the messages queued by migration 010's trigger into the trigram-indexed `message_search`, so that the chat
- * turn does not pay for the index. Every instance runs one; SKIP LOCKED shares the queue between them. A message
+ * turn does not pay for the index. Every instance runs one; an advisory lock has them move one batch at a time. A message
  * waits at most one interval plus the time of the batches before it (measured by the store benchmark), and search
  * finds it meanwhile by reading the queue.
  */
@@ -25,14 +25,18 @@ export class SearchIndexer {
     this.schedule();
   }
 
-  /** Indexes everything queued now, batch after batch; returns how many messages it took from the queue. */
-  async drain(): Promise<number> {
+  /** Indexes everything queued now, batch after batch, stopped or not; returns how many messages it took from the queue. */
+  drain(): Promise<number> {
+    return this.drainUnless(() => false);
+  }
+
+  private async drainUnless(stopped: () => boolean): Promise<number> {
     let total = 0;
     for (;;) {
       const [row] = await this.db.query<{ taken: number }>("SELECT parley_index_queued_messages($1) AS taken", [batchSize]);
       const taken = row?.taken ?? 0;
       total += taken;
-      if (taken < batchSize || this.stopped) return total;
+      if (taken < batchSize || stopped()) return total;
     }
   }
 
@@ -45,7 +49,7 @@ export class SearchIndexer {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.drain()
+      this.running = this.drainUnless(() => this.stopped)
         .then(() => undefined)
         // The queue keeps what was not moved (the move is one transaction): the next round takes it.
         .catch((error: unknown) => this.log.warn({ err: error }, "indexing queued messages for search failed; retrying"))

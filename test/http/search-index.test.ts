@@ -92,6 +92,21 @@ forEachDatabase(
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "platypus"), [id]);
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "otter"), []);
     });
+
+    test("an indexer's explicit drain moves every batch, also once the indexer is stopped", async () => {
+      const { apiKey } = await h().organization();
+      const threadId = await h().thread(apiKey);
+      await h().database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
+      await h().database.db.query(
+        "INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) SELECT $1 || '-' || g, $1, g, 1, 'user', 'bulk ' || g FROM generate_series(1, 2500) g",
+        [threadId],
+      );
+      const indexer = new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" }));
+      indexer.start();
+      await indexer.stop();
+      assert.ok((await indexer.drain()) >= 2500);
+      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 2500 });
+    });
   },
   { SEARCH_INDEX_INTERVAL_MS: "60000" },
 );

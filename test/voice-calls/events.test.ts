@@ -106,6 +106,44 @@ forEachVoiceDatabase("the thread events WebSocket", (h) => {
     assert.deepEqual([plain.status, plain.json()], [404, { detail: "Not Found" }]);
   });
 
+  test("a message.created event refers to its message, and reads as the copy stored before migration 012 did, byte for byte", async () => {
+    const { apiKey } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    await chat(apiKey, threadId, "Naïve \"quotes\" and emoji 🙂 on Friday?");
+    const db = h().database.db;
+    const stored = await db.query<{ seq: number; message_seq: number | null; payload: unknown }>(
+      "SELECT seq, message_seq, payload FROM thread_events WHERE thread_id = $1 ORDER BY seq",
+      [threadId],
+    );
+    assert.deepEqual(stored.map((row) => [row.message_seq, row.payload]), [[1, null], [2, null]]);
+    const store = new EventsStore(db);
+    const referenced = JSON.stringify(await store.after(threadId, 0, 10));
+    // The rows as the turn functions wrote them before migration 012: the message copied into the payload.
+    await db.query(
+      `UPDATE thread_events e SET message_seq = NULL, payload = jsonb_build_object('message', jsonb_build_object(
+         'message_id', m.id, 'role', m.role, 'message', m.content, 'conversation_id', m.conversation_id))
+         FROM messages m WHERE e.thread_id = $1 AND m.thread_id = e.thread_id AND m.seq = e.message_seq`,
+      [threadId],
+    );
+    assert.equal(JSON.stringify(await store.after(threadId, 0, 10)), referenced);
+    const events = await TestSocket.open(`${base}/threads/${threadId}/events?after=0`, { authorization: apiKey });
+    const user = await events.next(() => true);
+    assert.equal((user.message as { message: string }).message, "Naïve \"quotes\" and emoji 🙂 on Friday?");
+    events.close();
+  });
+
+  test("a call's utterance event carries its call_id; an event whose message was deleted by hand reads with a null message", async () => {
+    const { apiKey } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    await chat(apiKey, threadId, "hello");
+    const db = h().database.db;
+    await db.query("UPDATE thread_events SET payload = '{\"call_id\": \"call-1\"}' WHERE thread_id = $1 AND seq = 1", [threadId]);
+    await db.query("DELETE FROM messages WHERE thread_id = $1 AND seq = 2", [threadId]);
+    const [first, second] = await new EventsStore(db).after(threadId, 0, 10);
+    assert.deepEqual({ ...(first!.payload.message as object), message_id: "-" }, { message_id: "-", role: "user", message: "hello", conversation_id: 1, call_id: "call-1" });
+    assert.deepEqual(second, { seq: 2, type: "message.created", payload: { message: null } });
+  });
+
   test("events older than the retention are deleted, newer ones and the numbering stay", async () => {
     const { apiKey } = await h().organization();
     const threadId = await h().thread(apiKey);
