@@ -66,6 +66,11 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
   }
 
+  /** The agent has stopped talking: every mark it sent was played, and nothing came for a second. */
+  function playedOut(media: TwilioStream): boolean {
+    return media.echoed.length === media.received.filter((frame) => frame.event === "mark").length && performance.now() - (media.receivedAt.at(-1) ?? 0) > 1000;
+  }
+
   /** Waits until `ready` holds, checking every 50 ms. */
   async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -96,17 +101,28 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     media.start(accountSid, callSid, stream.token);
     media.startLine();
     await events.next((event) => event["type"] === "call.updated" && (event["call"] as CallDetail).status === "ongoing");
-    await media.say(speech);
-    const answer = await events.next((event) => event["type"] === "message.created" && (event["message"] as { role: string }).role === "assistant", 60_000);
-    assert.match((answer["message"] as { message: string }).message, /open from 9 to 5/);
+    // PocketSphinx's wideband model hears eSpeak on a telephone line imperfectly ("oh you are opening up new"), and
+    // where a turn starts shifts with the line's timing: a caller who is not understood asks again, as one would.
+    let answer: string | undefined;
+    let answerFrom = 0;
+    for (let attempt = 0; attempt < 3 && answer === undefined; attempt++) {
+      answerFrom = media.playedAudio().length;
+      await media.say(speech);
+      const reply = await events.next((event) => event["type"] === "message.created" && (event["message"] as { role: string }).role === "assistant", 60_000);
+      const text = (reply["message"] as { message: string }).message;
+      if (/open from 9 to 5/.test(text)) answer = text;
+      else await until("the misunderstood reply's end", () => playedOut(media));
+    }
+    const thread = await h.request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
+    assert.ok(answer, `the agent answered the question within three tries: ${thread.body}`);
     // The answer was spoken on the stream, sentence by sentence with a mark after each, and Twilio played it all.
     await until("the answer's marks to be played", () => media.echoed.length > 0 && media.echoed.length === media.received.filter((frame) => frame.event === "mark").length);
     assert.ok(media.echoed.every((mark) => mark.played));
     assert.ok(!media.received.some((frame) => frame.event === "clear"), "nobody barged in");
     const spoken = media.playedAudio();
     assert.ok(spoken.length > 8000, `a second or more of the agent's speech (${spoken.length} samples at 8 kHz)`);
-    const heard = wordsOf(await listener.transcribe(resample(spoken, 8000, 16_000)));
-    assert.ok(heard.includes("open") || heard.includes("nine") || heard.includes("five"), `a recognizer hears the answer on the telephone line: ${heard.join(" ")}`);
+    const heard = wordsOf(await listener.transcribe(resample(spoken.subarray(answerFrom), 8000, 16_000)));
+    assert.ok(["open", "nine", "five", "week", "weekdays"].some((word) => heard.includes(word)), `a recognizer hears the answer on the telephone line: ${heard.join(" ")}`);
     media.stop(accountSid, callSid);
     const ended = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended");
     assert.equal(ended.disconnection_reason, "user_hangup");
@@ -114,10 +130,9 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
 
     const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null && detail.call_analysis !== null, 30_000);
     assert.match(call.recording_url ?? "", /^https:\/\/parley\.example\.test\/recordings\//);
-    const user = call.transcript_object?.find((entry) => entry.role === "user");
-    const agent = call.transcript_object?.find((entry) => entry.role === "agent");
-    assert.ok(wordsOf(user?.content ?? "").some((word) => word === "opening" || word === "hours"), JSON.stringify(call.transcript_object));
-    assert.match(agent?.content ?? "", /open from 9 to 5/);
+    const user = call.transcript_object?.find((entry) => entry.role === "user" && wordsOf(entry.content).some((word) => word === "opening" || word === "hours"));
+    const agent = call.transcript_object?.find((entry) => entry.role === "agent" && /open from 9 to 5/.test(entry.content));
+    assert.ok(user && agent, JSON.stringify(call.transcript_object));
     const recordingPath = new URL(call.recording_url!).pathname + new URL(call.recording_url!).search;
     const wav = await h.app.server.inject({ method: "GET", url: recordingPath });
     assert.equal(wav.statusCode, 200);
@@ -144,9 +159,15 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     media.start(accountSid, callSid, stream.token);
     media.startLine();
     await waitForCall(h.request, org.apiKey, callId, (detail) => detail.status === "ongoing");
-    await media.say(speech);
-    // Two seconds into the answer (at 8 kHz), the caller speaks over it.
-    await until("two seconds of the answer", () => media.sentAudio().length > 16_000);
+    // Two seconds into the answer (at 8 kHz), the caller speaks over it. A shorter reply (the question misheard, see
+    // above) plays out, and the caller asks again.
+    for (let attempt = 0; ; attempt++) {
+      const before = media.sentAudio().length;
+      await media.say(speech);
+      await until("an answer", () => media.sentAudio().length - before > 16_000 || (media.sentAudio().length > before && playedOut(media)));
+      if (media.sentAudio().length - before > 16_000) break;
+      assert.ok(attempt < 2, "the agent never understood the question");
+    }
     await media.say(await espeakMulaw("Thank you, goodbye."));
     await until("Parley to clear Twilio's buffer", () => media.received.some((frame) => frame.event === "clear"), 10_000);
     const played = media.playedAudio().length;
@@ -155,8 +176,8 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     await sleep(1500);
     media.stop(accountSid, callSid);
     const call = await waitForCall(h.request, org.apiKey, callId, (detail) => detail.status === "ended" && detail.transcript_object !== null);
-    const agent = call.transcript_object?.find((entry) => entry.role === "agent");
-    assert.ok(agent && agent.content.length > 0 && agent.content.length < longAnswer.length, `the agent's turn is cut where it was interrupted: ${JSON.stringify(call.transcript_object)}`);
+    const agent = call.transcript_object?.find((entry) => entry.role === "agent" && entry.content.startsWith("We are open"));
+    assert.ok(agent && agent.content.length < longAnswer.length, `the agent's turn is cut where it was interrupted: ${JSON.stringify(call.transcript_object)}`);
     assert.ok(longAnswer.startsWith(agent.content.replace(/[.…]+$/, "").trim().slice(0, 20)), `and it is the beginning of the answer: ${agent.content}`);
     const stored = await h.request({ method: "GET", url: `/threads/${threadId}/messages?limit=20`, headers: { authorization: org.apiKey } });
     assert.equal(stored.status, 200);
