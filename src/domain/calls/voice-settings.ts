@@ -14,7 +14,7 @@ export interface VoiceSettings {
   vendorTimeoutMs: number;
   /** How long a vendor socket naming a call not yet bound waits for it (the vendor's answer may still be on its way). */
   vendorSocketGraceMs: number;
-  /** `audio`: every call runs through the speech pipeline; `text`: lines and replies go as text (fast tests). */
+  /** `audio`: every call runs through the speech pipeline; `text`: simulated and web calls go as text (fast tests), telephony still carries audio. */
   speechMode: "audio" | "text";
   /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */
   sttWorkers: number;
