@@ -110,6 +110,6 @@ export const retellSocket: Benchmark = {
         );
       }
     }
-    return { rows, details, notes: [`retell socket: ${calls} calls × ${turns} turns per database, built-in agent; the machine was shared`] };
+    return { rows, details, notes: [`retell socket: ${calls} calls × ${turns} turns per database, built-in agent`] };
   },
 };
