@@ -3,6 +3,8 @@ import { promisify } from "node:util";
 import { resample } from "../../src/providers/speech/audio.js";
 import { decodeWav, type PcmAudio } from "../../src/providers/voice/wav.js";
 
+export { concatSamples } from "../../src/providers/speech/audio.js";
+
 const run = promisify(execFile);
 
 /** Speech made by Debian's espeak-ng command line (not Parley's WebAssembly build), at `sampleRate`. */
@@ -17,15 +19,6 @@ export function silence(ms: number, sampleRate = 16_000): Int16Array {
   return new Int16Array(Math.round((ms * sampleRate) / 1000));
 }
 
-export function concatSamples(...parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
 
 /** Lower-case words without punctuation, for comparing what a recognizer heard. */
 export function wordsOf(text: string): string[] {

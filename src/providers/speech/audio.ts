@@ -162,6 +162,17 @@ export function* framesOf(samples: Int16Array, size: number = FRAME_SAMPLES): Ge
   }
 }
 
+/** The parts one after the other, as one run of samples. */
+export function concatSamples(...parts: Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 /** Adds `clip` into `track` at `offset`, saturating: how two voices that overlap in time end up in one recording. */
 export function mixInto(track: Int16Array, clip: Int16Array, offset: number): void {
   for (let i = 0; i < clip.length && offset + i < track.length; i++) {

@@ -1,4 +1,4 @@
-import { FRAME_MS } from "./audio.js";
+import { concatSamples, FRAME_MS } from "./audio.js";
 import type { VoiceActivityDetector } from "./vad.js";
 
 export interface TurnDetectorOptions {
@@ -65,7 +65,7 @@ export class TurnDetector {
     if (this.silentFrames * FRAME_MS < this.options.endOfTurnMs && !tooLong) return undefined;
     // Keep 100 ms after the last speech frame: word endings (a fading "s") are often classified as silence.
     const keep = Math.min(this.turn.length, this.turn.length - this.silentFrames + Math.round(100 / FRAME_MS));
-    const audio = concat(this.turn.slice(0, keep));
+    const audio = concatSamples(...this.turn.slice(0, keep));
     this.turn = undefined;
     this.silentFrames = 0;
     this.startWindow.length = 0;
@@ -89,12 +89,3 @@ export class TurnDetector {
   }
 }
 
-function concat(frames: Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((total, frame) => total + frame.length, 0));
-  let offset = 0;
-  for (const frame of frames) {
-    out.set(frame, offset);
-    offset += frame.length;
-  }
-  return out;
-}

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
+import { concatSamples, FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
 import type { SpeechToText, TextToSpeech } from "../types.js";
 import { TurnDetector, type TurnDetectorOptions } from "../turn-detector.js";
 import type { VoiceActivityDetector } from "../vad.js";
@@ -173,7 +173,7 @@ export class VoicePipeline {
     const said = [...speaking.spoken, ...(speaking.current ? [spokenPart(speaking.current.sentence, speaking.current.fraction)] : [])].join(" ").trim();
     if (said === "") return;
     this.transcript.push({ role: "agent", content: said });
-    const audio = concat(speaking.audio);
+    const audio = concatSamples(...speaking.audio);
     this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
     this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });
     try {
@@ -232,12 +232,3 @@ export class VoicePipeline {
   }
 }
 
-function concat(frames: Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((total, frame) => total + frame.length, 0));
-  let offset = 0;
-  for (const frame of frames) {
-    out.set(frame, offset);
-    offset += frame.length;
-  }
-  return out;
-}
