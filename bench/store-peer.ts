@@ -28,7 +28,7 @@ import type { Benchmark } from "./lib/benchmark.js";
 import { fillThread } from "./lib/bulk.js";
 import { builtinAnswer, chatQuestion, type BenchContext } from "./lib/context.js";
 import { row, type BenchmarkResult, type Row } from "./lib/report.js";
-import { closedLoop, merge, sleep, summarize, type LatencySummary, type Window } from "./lib/stats.js";
+import { closedLoop, merge, sequential, sleep, summarize, type Window } from "./lib/stats.js";
 
 const concurrency = 32;
 const poolSize = 20;
@@ -203,16 +203,6 @@ async function measureSides(context: BenchContext, sides: Side[], wal: pg.Client
   );
 }
 
-async function sequential(count: number, work: () => Promise<unknown>): Promise<LatencySummary> {
-  for (let i = 0; i < 100; i++) await work();
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const began = performance.now();
-    await work();
-    samples.push(performance.now() - began);
-  }
-  return summarize(samples);
-}
 
 export const storePeer: Benchmark = {
   name: "store-peer",
@@ -294,13 +284,15 @@ export const storePeer: Benchmark = {
     const messages = new MessagesStore(after.db);
     const samples = context.timing.samples;
     const latest = {
-      parley: await sequential(samples, () => messages.olderThanOrAt(historyThread, null, 20)),
-      parleyPlain: await sequential(samples, () =>
+      parley: summarize(await sequential(samples, () => messages.olderThanOrAt(historyThread, null, 20))),
+      parleyPlain: summarize(await sequential(samples, () =>
         parleyDirect.query({ name: "plain", text: "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20", values: [historyThread] }),
+        ),
       ),
-      mastra: await sequential(samples, () => mastra.store.getMessages({ threadId: mastraThread, selectBy: { last: 20 }, format: "v2" })),
-      mastraPlain: await sequential(samples, () =>
+      mastra: summarize(await sequential(samples, () => mastra.store.getMessages({ threadId: mastraThread, selectBy: { last: 20 }, format: "v2" }))),
+      mastraPlain: summarize(await sequential(samples, () =>
         mastraDirect.query({ name: "plain", text: 'SELECT * FROM mastra_messages WHERE thread_id = $1 ORDER BY "createdAt" DESC LIMIT 20', values: [mastraThread] }),
+        ),
       ),
     };
 

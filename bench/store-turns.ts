@@ -32,7 +32,7 @@ import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { openDirect, openParleyDb, seed, type Seeded } from "./lib/seed.js";
 import { checkBaseline, traced } from "./lib/sql-trace.js";
 import { alternate } from "./lib/measure.js";
-import { closedLoop, sleep, summarize } from "./lib/stats.js";
+import { closedLoop, sequential, sleep, summarize } from "./lib/stats.js";
 
 const concurrency = 32;
 const historySize = 100_000;
@@ -84,16 +84,6 @@ function turnOf(ids: TurnIds): TurnRequest {
   return { organizationId: ids.organizationId, threadId: ids.threadId, projectName: ids.projectName, startNewConversation: false, userMessage: { content: chatQuestion, extras: { user_type: "user" } }, task: "reply" };
 }
 
-async function sequential(count: number, work: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 100; i++) await work();
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const began = performance.now();
-    await work();
-    samples.push(performance.now() - began);
-  }
-  return samples;
-}
 
 async function measure(context: BenchContext, kind: DbKind) {
   const timing = context.timing;
