@@ -16,6 +16,7 @@ import type { Benchmark } from "./lib/benchmark.js";
 import type { BenchContext, DbKind } from "./lib/context.js";
 import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { sleep, summarize, type LatencySummary } from "./lib/stats.js";
+import { eventually } from "../test/support/polling.js";
 import { startVendorApp, vendorPublicBaseUrl } from "./lib/vendor-app.js";
 
 const accountSid = `AC${"be".repeat(16)}`;
@@ -23,14 +24,6 @@ const authToken = "bench-twilio-auth-token-0123456789";
 const question = "What are your opening hours?";
 const answer = "We are open from 9 to 5 on weekdays.";
 const endOfTurnMs = 500;
-
-async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 /** End of the caller's speech → first agent audio on the stream, for `calls` calls of `turns` questions each. */
 async function measureCalls(kind: DbKind, context: BenchContext, calls: number, turns: number, spoken: Uint8Array): Promise<{ onStream: number[]; inPipeline: number[] }> {
@@ -63,16 +56,11 @@ async function measureCalls(kind: DbKind, context: BenchContext, calls: number, 
       for (let turn = 0; turn < turns; turn++) {
         const before = media.received.length;
         const spokeUntil = await media.say(spoken);
-        await until("the agent's answer", () => media.received.slice(before).some((frame) => frame.event === "media"));
+        await eventually(() => media.received.slice(before).some((frame) => frame.event === "media"), { what: "the agent's answer", timeoutMs: 60_000 });
         const first = media.received.findIndex((frame, index) => index >= before && frame.event === "media");
         onStream.push(media.receivedAt[first]! - spokeUntil);
         // The whole answer (one sentence or more) plays to its end before the next question.
-        await until(
-          "the answer's end",
-          () =>
-            media.echoed.length === media.received.filter((frame) => frame.event === "mark").length &&
-            performance.now() - (media.receivedAt.at(-1) ?? 0) > 1000,
-        );
+        await eventually(() => media.playedOut(), { what: "the answer's end", timeoutMs: 60_000 });
       }
       media.stop(accountSid, bound!.provider_call_id);
       media.close();

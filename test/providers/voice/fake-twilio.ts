@@ -261,6 +261,11 @@ export class TwilioStream {
     this.send({ event: "stop", sequenceNumber: String(++this.sequence), streamSid: this.streamSid, stop: { accountSid, callSid } });
   }
 
+  /** Parley has stopped talking: every mark it sent has been played, and nothing came for a second. */
+  playedOut(): boolean {
+    return this.echoed.length === this.received.filter((frame) => frame.event === "mark").length && performance.now() - (this.receivedAt.at(-1) ?? 0) > 1000;
+  }
+
   /** The agent's audio Parley sent, decoded, whether or not it was played. */
   sentAudio(): Int16Array {
     return concatSamples(...this.clips.map((clip) => clip.samples));

@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import { resample } from "../../../src/providers/speech/audio.js";
 import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
 import { decodeWav } from "../../../src/providers/voice/wav.js";
+import { eventually } from "../../support/polling.js";
 import { wordsOf } from "../../support/speech-audio.js";
 import { acmeAgent } from "../../support/fixtures.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
@@ -66,19 +67,8 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
   }
 
-  /** The agent has stopped talking: every mark it sent was played, and nothing came for a second. */
-  function playedOut(media: TwilioStream): boolean {
-    return media.echoed.length === media.received.filter((frame) => frame.event === "mark").length && performance.now() - (media.receivedAt.at(-1) ?? 0) > 1000;
-  }
 
-  /** Waits until `ready` holds, checking every 50 ms. */
-  async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!ready()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(50);
-    }
-  }
+
 
   test("a whole call: the REST form, signed status callbacks, the question heard on μ-law, the answer spoken back, and Parley's recording of both sides", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
@@ -111,12 +101,12 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
       const reply = await events.next((event) => event["type"] === "message.created" && (event["message"] as { role: string }).role === "assistant", 60_000);
       const text = (reply["message"] as { message: string }).message;
       if (/open from 9 to 5/.test(text)) answer = text;
-      else await until("the misunderstood reply's end", () => playedOut(media));
+      else await eventually(() => media.playedOut(), { what: "the misunderstood reply's end", timeoutMs: 60_000 });
     }
     const thread = await h.request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
     assert.ok(answer, `the agent answered the question within three tries: ${thread.body}`);
     // The answer was spoken on the stream, sentence by sentence with a mark after each, and Twilio played it all.
-    await until("the answer's marks to be played", () => media.echoed.length > 0 && media.echoed.length === media.received.filter((frame) => frame.event === "mark").length);
+    await eventually(() => media.echoed.length > 0 && media.echoed.length === media.received.filter((frame) => frame.event === "mark").length, { what: "the answer's marks to be played", timeoutMs: 60_000 });
     assert.ok(media.echoed.every((mark) => mark.played));
     assert.ok(!media.received.some((frame) => frame.event === "clear"), "nobody barged in");
     const spoken = media.playedAudio();
@@ -164,12 +154,12 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     for (let attempt = 0; ; attempt++) {
       const before = media.sentAudio().length;
       await media.say(speech);
-      await until("an answer", () => media.sentAudio().length - before > 16_000 || (media.sentAudio().length > before && playedOut(media)));
+      await eventually(() => media.sentAudio().length - before > 16_000 || (media.sentAudio().length > before && media.playedOut()), { what: "an answer", timeoutMs: 60_000 });
       if (media.sentAudio().length - before > 16_000) break;
       assert.ok(attempt < 2, "the agent never understood the question");
     }
     await media.say(await espeakMulaw("Thank you, goodbye."));
-    await until("Parley to clear Twilio's buffer", () => media.received.some((frame) => frame.event === "clear"), 10_000);
+    await eventually(() => media.received.some((frame) => frame.event === "clear"), { what: "Parley to clear Twilio's buffer", timeoutMs: 10_000 });
     const played = media.playedAudio().length;
     const sent = media.sentAudio().length;
     assert.ok(played < sent || sent < 8 * 8000, `the caller did not hear the whole answer (${played} of ${sent} samples sent)`);
