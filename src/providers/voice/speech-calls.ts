@@ -100,30 +100,28 @@ export class SpeechCalls {
     }
   }
 
-  carries(callId: string): boolean {
-    return this.live.has(callId);
-  }
-
   /** Stops the call's pipeline and stores its recording; undefined when this instance carries no audio for it. */
   async finish(callId: string): Promise<CallMedia | undefined> {
+    const recorder = await this.stop(callId);
+    if (!recorder) return undefined;
+    const { wav, transcriptObject, endedAt } = recorder.finish();
+    return { recordingKey: await this.options.saveRecording(callId, wav), transcriptObject, endedAt };
+  }
+
+  /** Drops a call's pipeline without a recording (the instance is shutting down, or the call never connected). */
+  async drop(callId: string): Promise<void> {
+    await this.stop(callId);
+  }
+
+  /** Stops the call's pipeline, one still starting included; its recorder, or undefined when there is none. */
+  private async stop(callId: string): Promise<CallRecorder | undefined> {
     await this.starting.get(callId)?.catch(() => undefined);
     const live = this.live.get(callId);
     if (!live) return undefined;
     this.live.delete(callId);
     await live.pipeline.stop();
     live.vad.close();
-    const { wav, transcriptObject, endedAt } = live.recorder.finish();
-    return { recordingKey: await this.options.saveRecording(callId, wav), transcriptObject, endedAt };
-  }
-
-  /** Drops a call's pipeline without a recording (the instance is shutting down, or the call never connected). */
-  async drop(callId: string): Promise<void> {
-    await this.starting.get(callId)?.catch(() => undefined);
-    const live = this.live.get(callId);
-    if (!live) return;
-    this.live.delete(callId);
-    await live.pipeline.stop();
-    live.vad.close();
+    return live.recorder;
   }
 }
 
