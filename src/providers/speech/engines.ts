@@ -51,9 +51,11 @@ export class SpeechEngines {
     return new EspeakTts(this.espeak, config.voice, options);
   }
 
-  /** Throws SpeechUnavailableError when an offline engine these settings need is not installed here. */
+  /**
+   * Throws SpeechUnavailableError when an offline engine these settings need is not installed here. The VAD, which
+   * every call needs, is checked by creating the call's own (SpeechCalls).
+   */
   async check(config: SpeechConfig): Promise<void> {
-    await WebRtcVad.create().then((vad) => vad.close());
     if (config.stt.provider === "pocketsphinx") await checkPocketsphinx(config.stt.language);
     if (config.tts.provider === "espeak") await this.espeak.check();
   }
