@@ -87,7 +87,8 @@ forEachVoiceDatabase(
       const call = await waitForCall(h().request, apiKey, stats.callId, (detail) => detail.status === "ended", 30_000);
       assert.equal(call.call_type, "web_call");
       const heard = wordsOf((call.transcript_object ?? []).filter((entry) => entry.role === "user").map((entry) => entry.content).join(" "));
-      assert.ok(heard.includes("opening") || heard.includes("hours"), `the call heard: ${call.transcript}`);
+      // PocketSphinx hears the browser's microphone loosely ("what are your opened an hour"): a content word of the question.
+      assert.ok(["opening", "opened", "open", "hours", "hour"].some((word) => heard.includes(word)), `the call heard: ${call.transcript}`);
       assert.match(call.transcript ?? "", /^Agent: We are open from 9 to 5/m, `the agent said: ${call.transcript}`);
       assert.ok(call.recording_url);
       assert.deepEqual(consoleErrors, []);
