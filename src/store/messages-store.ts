@@ -28,16 +28,25 @@ export class MessagesStore {
    * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
    * planned the statement again at every execution, most of its time. So there is one statement without a cursor
    * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
-   * The conversation's end is a per-row key lookup, as in `inRanges`: joined, the generic plan (which cannot know the
-   * thread's size) was costed above a custom one, so every read was planned again, or it hashed every conversation.
+   * Consecutive messages mostly share a conversation, so the conversation's end is looked up by key only where the
+   * conversation differs from the newer message's, and copied down the run here: one or two lookups for a page
+   * instead of one per message (a quarter of the read's time).
    */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
     const page = (condition: string) =>
-      `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at, ${conversationEndedAt}
-         FROM messages m WHERE m.thread_id = $1${condition} ORDER BY m.seq DESC LIMIT ${limit}`;
-    if (atMost === null) return this.db.query<MessageRecord>(page(""), [threadId]);
-    return this.db.query<MessageRecord>(page(" AND m.seq <= $2"), [threadId, atMost]);
+      `SELECT p.id, p.seq, p.conversation_id, p.role, p.content, p.extras, p.created_at,
+              CASE WHEN p.conversation_id IS DISTINCT FROM lag(p.conversation_id) OVER (ORDER BY p.seq DESC)
+                   THEN (SELECT c.ended_at FROM conversations c WHERE c.thread_id = $1 AND c.conversation_id = p.conversation_id) END
+                AS conversation_ended_at
+         FROM (SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at
+                 FROM messages m WHERE m.thread_id = $1${condition} ORDER BY m.seq DESC LIMIT ${limit}) p
+        ORDER BY p.seq DESC`;
+    const rows =
+      atMost === null
+        ? await this.db.query<MessageRecord>(page(""), [threadId])
+        : await this.db.query<MessageRecord>(page(" AND m.seq <= $2"), [threadId, atMost]);
+    return copyRunEnds(rows);
   }
 
   /** Up to `limit` messages with seq > `after`, oldest first. */
@@ -89,6 +98,15 @@ export class MessagesStore {
       [threadId, merged.map((range) => range[0]), merged.map((range) => range[1])],
     );
   }
+}
+
+/** Copies each run's conversation end, read on the run's first message, down the rest of the run. */
+function copyRunEnds(rows: MessageRecord[]): MessageRecord[] {
+  for (let i = 1; i < rows.length; i++) {
+    const previous = rows[i - 1]!;
+    if (rows[i]!.conversation_id === previous.conversation_id) rows[i]!.conversation_ended_at = previous.conversation_ended_at;
+  }
+  return rows;
 }
 
 /** Overlapping or touching ranges joined, so that no message is read twice. */
