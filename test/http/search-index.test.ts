@@ -6,6 +6,7 @@ import { Notifier } from "../../src/store/notifier.js";
 import { SearchIndexer } from "../../src/store/search-indexer.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
+import { afterNotified } from "../support/invalidations.js";
 
 interface SearchPage {
   matches: { message_id: string; context: { message_id: string; message: string }[] }[];
@@ -91,6 +92,23 @@ forEachDatabase(
       assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 1 });
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "platypus"), [id]);
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "otter"), []);
+    });
+
+    test("Parley's message writer queues and announces its message itself; an insert after it in its transaction fires the trigger", async () => {
+      const { apiKey } = await h().organization();
+      const threadId = await h().thread(apiKey);
+      await h().database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
+      // The writer as a call uses it (no announcement by the caller): the thread's change is announced once committed.
+      await afterNotified(h().database.db, `thread:${threadId}`, () =>
+        h().database.db.transaction(async (tx) => {
+          await tx.query("SELECT parley_store_message($1, 1, 1, $2, 1, 'user', 'a call heard a kangaroo', '{}', '{}')", [threadId, uuidv7()]);
+          await tx.query("INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) VALUES ($1, $2, 2, 1, 'assistant', 'a kangaroo by hand')", [uuidv7(), threadId]);
+        }),
+      );
+      assert.deepEqual(await where(h(), threadId), { queued: 2, indexed: 0 });
+      assert.equal((await searchAll(h(), apiKey, threadId, "kangaroo")).length, 2);
+      await new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" })).drain();
+      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 2 });
     });
 
     test("an indexer's explicit drain moves every batch, also once the indexer is stopped", async () => {
