@@ -3,17 +3,15 @@ import type { Queryable } from "../domain/shared/database.js";
 /**
  * Sends NOTIFYs after the commits they announce, from a transaction of their own. A transaction that notifies holds
  * a database-wide lock until its commit is on disk, so durable writes that notified themselves committed one at a
- * time; these notifications commit without waiting for the disk, and those of a millisecond go out in one
- * statement (under load, one statement announces many turns). An instance that dies between a commit and its notification leaves the receivers to their
- * safety nets (see docs/architecture.md, "Notifications").
+ * time; these notifications commit without waiting for the disk. One statement is in flight at a time: what is
+ * notified while it runs goes out in the next, so that under load one statement announces many turns, and an idle
+ * notification goes out at once. An instance that dies between a commit and its notification leaves the receivers
+ * to their safety nets (see docs/architecture.md, "Notifications").
  */
-/** How long a notification may wait for others to share its statement. */
-const batchWindowMs = 1;
-
 export class Notifier {
   private pending = new Map<string, Set<string>>();
   private scheduled = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private sending: Promise<void> | undefined;
 
   constructor(private readonly db: Queryable) {}
 
@@ -24,21 +22,24 @@ export class Notifier {
       this.pending.set(channel, payloads);
     }
     payloads.add(payload);
-    if (!this.scheduled) {
+    if (!this.scheduled && !this.sending) {
+      // Those of the same tick share the statement.
       this.scheduled = true;
-      setTimeout(() => this.flush(), batchWindowMs);
+      queueMicrotask(() => this.flush());
     }
   }
 
-  /** Sends what is pending and waits for every send under way. */
+  /** Waits until everything notified so far has been sent. */
   async close(): Promise<void> {
-    this.flush();
-    await Promise.all([...this.inFlight]);
+    while (this.sending || this.pending.size > 0) {
+      if (!this.sending) this.flush();
+      await this.sending;
+    }
   }
 
   private flush(): void {
     this.scheduled = false;
-    if (this.pending.size === 0) return;
+    if (this.sending || this.pending.size === 0) return;
     const channels: string[] = [];
     const payloads: string[] = [];
     for (const [channel, set] of this.pending) {
@@ -48,7 +49,7 @@ export class Notifier {
       }
     }
     this.pending = new Map();
-    const sent = this.db
+    this.sending = this.db
       .query(
         `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
          SELECT pg_notify(n.channel, n.payload) FROM no_flush, unnest($1::text[], $2::text[]) AS n(channel, payload)`,
@@ -57,8 +58,10 @@ export class Notifier {
       .then(
         () => undefined,
         () => undefined,
-      );
-    this.inFlight.add(sent);
-    void sent.then(() => this.inFlight.delete(sent));
+      )
+      .finally(() => {
+        this.sending = undefined;
+        this.flush();
+      });
   }
 }
