@@ -28,7 +28,7 @@ import type { Benchmark } from "./lib/benchmark.js";
 import { fillThread } from "./lib/bulk.js";
 import { builtinAnswer, chatQuestion, type BenchContext } from "./lib/context.js";
 import { row, type BenchmarkResult, type Row } from "./lib/report.js";
-import { closedLoop, merge, sequential, sleep, summarize, type Window } from "./lib/stats.js";
+import { closedLoop, interleaved, merge, sleep, summarize, type Window } from "./lib/stats.js";
 
 const concurrency = 32;
 const poolSize = 20;
@@ -291,19 +291,16 @@ export const storePeer: Benchmark = {
     await parleyDirect.query("VACUUM ANALYZE messages, message_search, message_search_queue");
     context.defer(() => parleyDirect.end());
     const messages = new MessagesStore(after.db);
-    const samples = context.timing.samples;
-    const latest = {
-      parley: summarize(await sequential(samples, () => messages.olderThanOrAt(historyThread, null, 20))),
-      parleyPlain: summarize(await sequential(samples, () =>
+    await parleyDirect.query("CHECKPOINT");
+    const reads = await interleaved(context.timing.samples, 10, {
+      parley: () => messages.olderThanOrAt(historyThread, null, 20),
+      parleyPlain: () =>
         parleyDirect.query({ name: "plain", text: "SELECT id, seq, conversation_id, role, content, extras, created_at FROM messages WHERE thread_id = $1 ORDER BY seq DESC LIMIT 20", values: [historyThread] }),
-        ),
-      ),
-      mastra: summarize(await sequential(samples, () => mastra.store.getMessages({ threadId: mastraThread, selectBy: { last: 20 }, format: "v2" }))),
-      mastraPlain: summarize(await sequential(samples, () =>
+      mastra: () => mastra.store.getMessages({ threadId: mastraThread, selectBy: { last: 20 }, format: "v2" }),
+      mastraPlain: () =>
         mastraDirect.query({ name: "plain", text: 'SELECT * FROM mastra_messages WHERE thread_id = $1 ORDER BY "createdAt" DESC LIMIT 20', values: [mastraThread] }),
-        ),
-      ),
-    };
+    });
+    const latest = { parley: summarize(reads.parley), parleyPlain: summarize(reads.parleyPlain), mastra: summarize(reads.mastra), mastraPlain: summarize(reads.mastraPlain) };
 
     const parleyRate = result("parley").window.perSecond;
     const label = "7 store vs peer";

@@ -89,6 +89,29 @@ export async function sequential(count: number, work: () => Promise<unknown>): P
   return samples;
 }
 
+/**
+ * Latency samples (ms) of several paths measured in turns: `rounds` rounds, each taking `count / rounds` samples of
+ * every path in a rotating order, so that a slow spell of the machine (a checkpoint, a neighbour) falls on all of them
+ * alike rather than on whichever ran at the time.
+ */
+export async function interleaved<K extends string>(count: number, rounds: number, paths: Record<K, () => Promise<unknown>>): Promise<Record<K, number[]>> {
+  const names = Object.keys(paths) as K[];
+  for (const name of names) for (let i = 0; i < 100; i++) await paths[name]();
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  const perRound = Math.max(1, Math.round(count / rounds));
+  for (let round = 0; round < rounds; round++) {
+    for (let offset = 0; offset < names.length; offset++) {
+      const name = names[(round + offset) % names.length]!;
+      for (let i = 0; i < perRound; i++) {
+        const began = performance.now();
+        await paths[name]();
+        samples[name].push(performance.now() - began);
+      }
+    }
+  }
+  return samples;
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
