@@ -23,29 +23,15 @@ export class MessagesStore {
   }
 
   /**
-   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first. The page read must run on the prepared
-   * statement's generic plan, planned once per connection: with `$2 IS NULL OR seq <= $2`, or with the limit as a
-   * parameter (costed as a tenth of the thread), the generic plan is costed far above a custom one and PostgreSQL
-   * planned the statement again at every execution, most of its time. So there is one statement without a cursor
-   * and one with, and the limit (a small validated integer: one statement text per page size) is written into it.
-   * Consecutive messages mostly share a conversation, so the conversation's end is looked up by key only where the
-   * conversation differs from the newer message's, and copied down the run here: one or two lookups for a page
-   * instead of one per message (a quarter of the read's time).
+   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first: `parley_message_page` (migration 015),
+   * which runs on plans kept for the connection (as a prepared statement it was planned again at every read of a long
+   * thread), and gives the conversation's end only where the conversation changes from the newer message's.
    */
   async olderThanOrAt(threadId: string, atMost: number | null, limit: number): Promise<MessageRecord[]> {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`page limit ${limit} is not a positive integer`);
-    const page = (condition: string) =>
-      `SELECT p.id, p.seq, p.conversation_id, p.role, p.content, p.extras, p.created_at,
-              CASE WHEN p.conversation_id IS DISTINCT FROM lag(p.conversation_id) OVER (ORDER BY p.seq DESC)
-                   THEN (SELECT c.ended_at FROM conversations c WHERE c.thread_id = $1 AND c.conversation_id = p.conversation_id) END
-                AS conversation_ended_at
-         FROM (SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.extras, m.created_at
-                 FROM messages m WHERE m.thread_id = $1${condition} ORDER BY m.seq DESC LIMIT ${limit}) p
-        ORDER BY p.seq DESC`;
-    const rows =
-      atMost === null
-        ? await this.db.query<MessageRecord>(page(""), [threadId])
-        : await this.db.query<MessageRecord>(page(" AND m.seq <= $2"), [threadId, atMost]);
+    const rows = await this.db.query<MessageRecord>(
+      "SELECT id, seq, conversation_id, role, content, extras, created_at, conversation_ended_at FROM parley_message_page($1, $2, $3)",
+      [threadId, atMost, limit],
+    );
     return copyRunEnds(rows);
   }
 
