@@ -56,7 +56,7 @@ import { migrate } from "./store/migrate.js";
 import { OrganizationsStore, SettingsStore } from "./store/organizations-store.js";
 import { openPostgres } from "./store/postgres-db.js";
 import { ProjectsStore } from "./store/projects-store.js";
-import { SearchIndexer } from "./store/search-indexer.js";
+import { SearchIndexMerger } from "./store/search-index-merger.js";
 import { ThreadsStore } from "./store/threads-store.js";
 
 export interface App {
@@ -137,6 +137,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   metrics.gauge("parley_history_cache_entries", "Rendered history pages held in memory.", () => renderedPages.count);
   metrics.gauge("parley_credential_cache_entries", "API keys held in memory.", () => apiKeys.count);
   metrics.gauge("parley_database_listener_up", "1 while this instance hears the database's change notifications.", () => (invalidations.live ? 1 : 0));
+  const searchIndexMerger = new SearchIndexMerger(db, config.searchIndexIntervalMs, logger);
+  metrics.gauge("parley_search_index_merged_pages", "Pages of the search index's pending list this instance has merged into the index.", () => searchIndexMerger.mergedPages);
+  metrics.gauge(
+    "parley_search_index_last_merge_timestamp_seconds",
+    "When this instance's last successful merge of the search index's pending list began (0: none yet).",
+    () => searchIndexMerger.lastMergeBeganAt / 1000,
+  );
   const voice = createVoice({
     config,
     settings: { ...config.voice, ...options.voice },
@@ -186,8 +193,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     telephonyRoutes({ retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") }),
   );
   await voice.start();
-  const searchIndexer = new SearchIndexer(db, config.searchIndexIntervalMs, logger);
-  searchIndexer.start();
+  searchIndexMerger.start();
 
   return {
     server,
@@ -209,7 +215,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await step(() => server.close());
       clearTimeout(cut);
       await step(() => voice.close());
-      await step(() => searchIndexer.stop());
+      await step(() => searchIndexMerger.stop());
       await step(() => invalidations.stop());
       await step(() => notifier.close());
       await step(() => locks.close());

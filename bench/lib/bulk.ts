@@ -1,9 +1,9 @@
 /**
  * Fills a thread with `count` messages in SQL, as Parley would have written them: contiguous seqs from 1,
  * conversations of 20 messages (all ended but the last, which stays active), the thread's counters up to date.
- * A rare word ("zygomorphic") is in one message of every 10,000, for a selective search. The messages are indexed for
- * search as the indexer would (moved from the queue into `message_search`, migration 007), with the trigram index
- * dropped for the load and rebuilt from its own definition (much faster than maintaining it row by row), then the
+ * A rare word ("zygomorphic") is in one message of every 10,000, for a selective search. The trigram index of
+ * `messages` is dropped for the load and rebuilt from its own definition (much faster than maintaining it row by
+ * row, and with nothing left in its pending list), then the
  * tables are vacuumed and analyzed, so that the measurements that follow neither set hint bits on their first reads
  * nor run beside the autovacuum that a load this size sets off.
  */
@@ -15,9 +15,9 @@ const perConversation = 20;
 
 export async function fillThread(run: Run, threadId: string, projectId: string, count: number): Promise<void> {
   const conversations = Math.ceil(count / perConversation);
-  const [index] = (await run("SELECT pg_get_indexdef('message_search_content_trgm'::regclass) AS definition")) as { definition: string }[];
-  if (!index) throw new Error("message_search_content_trgm not found");
-  await run("DROP INDEX message_search_content_trgm");
+  const [index] = (await run("SELECT pg_get_indexdef('messages_content_trgm'::regclass) AS definition")) as { definition: string }[];
+  if (!index) throw new Error("messages_content_trgm not found");
+  await run("DROP INDEX messages_content_trgm");
   try {
     await run(
       `INSERT INTO conversations (thread_id, conversation_id, project_id, started_at, ended_at)
@@ -41,14 +41,10 @@ export async function fillThread(run: Run, threadId: string, projectId: string, 
       [threadId, count],
     );
     await run("UPDATE threads SET last_message_seq = $2, last_conversation_id = $3, active_conversation_id = $3 WHERE id = $1", [threadId, count, conversations]);
-    await run("INSERT INTO message_search (thread_id, seq, content) SELECT thread_id, seq, content FROM messages WHERE thread_id = $1", [threadId]);
-    await run("DELETE FROM message_search_queue WHERE thread_id = $1", [threadId]);
   } finally {
     await run(index.definition);
   }
   await run("VACUUM ANALYZE messages");
-  await run("VACUUM ANALYZE message_search");
-  await run("VACUUM ANALYZE message_search_queue");
   await run("VACUUM ANALYZE conversations");
   await run("VACUUM ANALYZE threads");
 }

@@ -44,24 +44,13 @@ export class MessagesStore {
     );
   }
 
-  /**
-   * Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given. The trigram
-   * index covers the messages the indexer has moved into `message_search` (migration 010); those still queued are
-   * matched directly, so that a message is found from the moment it is stored.
-   */
+  /** Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given (trigram index). */
   async searchSeqs(threadId: string, needle: string, before: number | null, limit: number): Promise<number[]> {
     const pattern = `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const rows = await this.db.query<{ seq: number }>(
-      `SELECT seq FROM (
-         (SELECT s.seq FROM message_search s
-           WHERE s.thread_id = $1 AND s.content ILIKE $2 AND ($3::bigint IS NULL OR s.seq < $3)
-           ORDER BY s.seq DESC LIMIT $4)
-         UNION
-         (SELECT m.seq FROM message_search_queue q JOIN messages m ON m.thread_id = q.thread_id AND m.seq = q.seq
-           WHERE q.thread_id = $1 AND m.content ILIKE $2 AND ($3::bigint IS NULL OR q.seq < $3)
-           ORDER BY m.seq DESC LIMIT $4)
-       ) AS found
-       ORDER BY seq DESC LIMIT $4`,
+      `SELECT m.seq FROM messages m
+        WHERE m.thread_id = $1 AND m.content ILIKE $2 AND ($3::bigint IS NULL OR m.seq < $3)
+        ORDER BY m.seq DESC LIMIT $4`,
       [threadId, pattern, before, limit],
     );
     return rows.map((row) => row.seq);

@@ -3,10 +3,11 @@ import { test } from "node:test";
 import pino from "pino";
 import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { Notifier } from "../../src/store/notifier.js";
-import { SearchIndexer } from "../../src/store/search-indexer.js";
+import { SearchIndexMerger } from "../../src/store/search-index-merger.js";
 import { TurnsStore } from "../../src/store/turns-store.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
 import { afterNotified } from "../support/invalidations.js";
+import { eventually } from "../support/polling.js";
 
 interface SearchPage {
   matches: { message_id: string; context: { message_id: string; message: string }[] }[];
@@ -32,13 +33,9 @@ async function store(h: Harness, threadId: string, texts: string[]): Promise<str
   return ids;
 }
 
-async function where(h: Harness, threadId: string): Promise<{ queued: number; indexed: number }> {
-  const [row] = await h.database.db.query<{ queued: number; indexed: number }>(
-    `SELECT (SELECT count(*)::int FROM message_search_queue WHERE thread_id = $1) AS queued,
-            (SELECT count(*)::int FROM message_search WHERE thread_id = $1) AS indexed`,
-    [threadId],
-  );
-  return row!;
+/** Merges what is pending in the trigram index's pending list; returns the pages merged. */
+function mergePending(h: Harness): Promise<number> {
+  return new SearchIndexMerger(h.database.db, 60_000, pino({ level: "silent" })).merge();
 }
 
 async function searchAll(h: Harness, apiKey: string, threadId: string, query: string): Promise<string[]> {
@@ -58,90 +55,92 @@ async function searchAll(h: Harness, apiKey: string, threadId: string, query: st
   return found;
 }
 
-// The app's own indexer is held back (one run a minute), so that the test decides when messages move to the index.
+// The app's own merger is held back (one run a minute), so that the test decides when the pending list is merged.
 forEachDatabase(
-  "search while the trigram index catches up (migration 007)",
+  "search through the trigram index and its pending list (migration 016)",
   (h) => {
-    test("a stored message is found at once from the queue, and exactly once after it moved into the index", async () => {
+    test("a stored message is found from its commit, and the same once its pending entries are merged into the index", async () => {
       const { apiKey } = await h().organization();
       const threadId = await h().thread(apiKey);
       const ids = await store(h(), threadId, ["the first Wombat", "no match", "second wombat here", "nothing", "third WOMBAT"]);
-      assert.deepEqual(await where(h(), threadId), { queued: 5, indexed: 0 });
       const wombats = [ids[4], ids[2], ids[0]];
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "wombat"), wombats);
 
-      const indexer = new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" }));
-      assert.ok((await indexer.drain()) >= 5);
-      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 5 });
+      assert.ok((await mergePending(h())) >= 1, "the turns' trigrams were in the pending list");
+      assert.equal(await mergePending(h()), 0);
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "wombat"), wombats);
 
-      // Half indexed, half queued: pages walk across both, newest first, each match once.
+      // Half merged, half pending: pages walk across both, newest first, each match once.
       const more = await store(h(), threadId, ["fourth wombat", "wombat five", "and a sixth WomBat"]);
-      assert.deepEqual(await where(h(), threadId), { queued: 3, indexed: 5 });
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "wombat"), [more[2], more[1], more[0], ...wombats]);
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "%"), []);
     });
 
-    test("a message queued twice (an edited text) is indexed once, with its current text", async () => {
+    test("an edited message (by hand) is found by its current text only, before and after the merge", async () => {
       const { apiKey } = await h().organization();
       const threadId = await h().thread(apiKey);
       const [id] = await store(h(), threadId, ["an otter"]);
+      await mergePending(h());
       await h().database.db.query("UPDATE messages SET content = 'a platypus' WHERE id = $1", [id]);
-      assert.deepEqual(await where(h(), threadId), { queued: 2, indexed: 0 });
-      await new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" })).drain();
-      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 1 });
+      assert.deepEqual(await searchAll(h(), apiKey, threadId, "platypus"), [id]);
+      assert.deepEqual(await searchAll(h(), apiKey, threadId, "otter"), []);
+      await mergePending(h());
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "platypus"), [id]);
       assert.deepEqual(await searchAll(h(), apiKey, threadId, "otter"), []);
     });
 
-    test("Parley's message writer queues and announces its message itself; an insert after it in its transaction fires the trigger", async () => {
+    test("Parley's message writer announces its message itself; an insert after it in its transaction fires the trigger", async () => {
       const { apiKey } = await h().organization();
-      const threadId = await h().thread(apiKey);
-      await h().database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
-      // The writer as a call uses it (no announcement by the caller): the thread's change is announced once committed.
-      await afterNotified(h().database.db, `thread:${threadId}`, () =>
-        h().database.db.transaction(async (tx) => {
-          await tx.query("SELECT parley_store_message($1, 1, 1, $2, 1, 'user', 'a call heard a kangaroo', '{}', '{}')", [threadId, uuidv7()]);
-          await tx.query("INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) VALUES ($1, $2, 2, 1, 'assistant', 'a kangaroo by hand')", [uuidv7(), threadId]);
-        }),
+      const [written, byHand] = [await h().thread(apiKey), await h().thread(apiKey)];
+      for (const threadId of [written, byHand]) await h().database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
+      // The writer as a call uses it (its caller announces nothing): each thread's change is announced once committed.
+      await afterNotified(h().database.db, `thread:${written}`, () =>
+        afterNotified(h().database.db, `thread:${byHand}`, () =>
+          h().database.db.transaction(async (tx) => {
+            await tx.query("SELECT parley_store_message($1, 1, 1, $2, 1, 'user', 'a call heard a kangaroo', '{}', '{}')", [written, uuidv7()]);
+            await tx.query("INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) VALUES ($1, $2, 1, 1, 'assistant', 'a kangaroo by hand')", [uuidv7(), byHand]);
+          }),
+        ),
       );
-      assert.deepEqual(await where(h(), threadId), { queued: 2, indexed: 0 });
-      assert.equal((await searchAll(h(), apiKey, threadId, "kangaroo")).length, 2);
-      await new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" })).drain();
-      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 2 });
+      assert.equal((await searchAll(h(), apiKey, written, "kangaroo")).length, 1);
+      assert.equal((await searchAll(h(), apiKey, byHand, "kangaroo")).length, 1);
     });
 
-    test("an indexer's explicit drain moves every batch, also once the indexer is stopped", async () => {
+    test("a bulk load by hand is searchable at once and after its merge", async () => {
       const { apiKey } = await h().organization();
       const threadId = await h().thread(apiKey);
       await h().database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
       await h().database.db.query(
-        "INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) SELECT $1 || '-' || g, $1, g, 1, 'user', 'bulk ' || g FROM generate_series(1, 2500) g",
+        "INSERT INTO messages (id, thread_id, seq, conversation_id, role, content) SELECT $1 || '-' || g, $1, g, 1, 'user', CASE WHEN g % 500 = 0 THEN 'bulk ibex ' ELSE 'bulk ' END || g FROM generate_series(1, 2500) g",
         [threadId],
       );
-      const indexer = new SearchIndexer(h().database.db, 60_000, pino({ level: "silent" }));
-      indexer.start();
-      await indexer.stop();
-      assert.ok((await indexer.drain()) >= 2500);
-      assert.deepEqual(await where(h(), threadId), { queued: 0, indexed: 2500 });
+      assert.equal((await searchAll(h(), apiKey, threadId, "ibex")).length, 5);
+      assert.ok((await mergePending(h())) >= 1);
+      assert.equal((await searchAll(h(), apiKey, threadId, "ibex")).length, 5);
     });
   },
   { SEARCH_INDEX_INTERVAL_MS: "60000" },
 );
 
-forEachDatabase("the search indexer of a running app", (h) => {
-  test("moves a chat's messages into the index within its interval, and search finds them before and after", async () => {
+async function gauge(h: Harness, name: string): Promise<number> {
+  const metrics = (await h.request({ method: "GET", url: "/metrics" })).body;
+  const match = new RegExp(`^${name} ([0-9.e+]+)$`, "m").exec(metrics);
+  assert.ok(match, `${name} is in /metrics`);
+  return Number(match[1]);
+}
+
+forEachDatabase("the search index merger of a running app", (h) => {
+  test("merges a chat's pending trigrams into the index within its interval; search finds the chat before and after", async () => {
     const { apiKey } = await h().organization();
     const threadId = await h().thread(apiKey);
     const chat = await h().request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { thread_id: threadId, message: "Any news about the capybara?", service_config_name: "support" } });
     assert.equal(chat.status, 200, chat.body);
+    const stored = Date.now();
     assert.equal((await searchAll(h(), apiKey, threadId, "capybara")).length, 1);
-    const deadline = Date.now() + 20_000;
-    while ((await where(h(), threadId)).indexed < 2) {
-      assert.ok(Date.now() < deadline, "the running app's indexer did not index the chat's messages");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.equal((await where(h(), threadId)).queued, 0);
+    // A merge that began after the chat's commit took what the chat left pending: nothing is left for another.
+    await eventually(async () => (await gauge(h(), "parley_search_index_last_merge_timestamp_seconds")) * 1000 > stored, { timeoutMs: 20_000, what: "a merge after the chat" });
+    assert.ok((await gauge(h(), "parley_search_index_merged_pages")) > 0);
+    assert.equal(await mergePending(h()), 0);
     assert.equal((await searchAll(h(), apiKey, threadId, "capybara")).length, 1);
   });
 });
