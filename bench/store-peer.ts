@@ -5,7 +5,8 @@
  *   (the trigram index on `messages`, its pending list merged by whichever insert found it full);
  * - Mastra's PostgreSQL store (`@mastra/pg` 0.17.10 with `@mastra/core` 0.24.9, the newest releases that run on
  *   Node 20): `saveMessages` of the user's message and the reply;
- * - a minimal baseline: the two messages inserted in one transaction with plain SQL (no lease, events or usage).
+ * - a minimal baseline: the two messages inserted in one transaction with plain SQL (no lease, events or usage);
+ * - the bare writes of a turn (see `skeletonTurn`): what a turn that keeps Parley's promises cannot do without.
  * Each side runs in windows taken in turns; WAL bytes per turn come from `pg_stat_wal` around each window (cluster-
  * wide: the least of the windows is reported, the one least disturbed by other work). The search freshness delay is
  * sampled during the current schema's windows: how long after its commit a message is found through the trigram index.
@@ -129,6 +130,32 @@ function freshnessProbe(database: { db: Db; threads: string[] }, probeThread: st
       await storing;
       await polling;
     };
+  };
+}
+
+/**
+ * What any turn of Parley's must write, bare: two durable statements (the question before the model is asked, the
+ * reply after), each numbering the message and its event on the thread row, inserting the message (with its indexes,
+ * the trigram index's pending list included) and its `message.created` event. No lease, conversation lookup, history,
+ * usage, notification, function call or trigger: the ceiling of a turn that keeps those promises, on this machine.
+ */
+async function skeletonTurn(context: BenchContext): Promise<(worker: number) => Promise<void>> {
+  const database = await parleyDatabase(context, concurrency);
+  await database.db.query("ALTER TABLE messages DISABLE TRIGGER messages_inserted");
+  for (const threadId of database.threads) {
+    await database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
+    await database.db.query("UPDATE threads SET active_conversation_id = 1, last_conversation_id = 1 WHERE id = $1", [threadId]);
+  }
+  const store = `WITH counters AS (UPDATE threads SET last_message_seq = last_message_seq + 1, last_event_seq = last_event_seq + 1 WHERE id = $1
+                                   RETURNING last_message_seq, last_event_seq),
+                      message AS (INSERT INTO messages (id, thread_id, seq, conversation_id, role, content)
+                                  SELECT $2, $1, counters.last_message_seq, 1, $3, $4 FROM counters)
+                 INSERT INTO thread_events (thread_id, seq, type, message_seq)
+                 SELECT $1, counters.last_event_seq, 'message.created', counters.last_message_seq FROM counters`;
+  return async (worker) => {
+    const threadId = database.threads[worker]!;
+    await database.db.query(store, [threadId, uuidv7(), "user", chatQuestion]);
+    await database.db.query(store, [threadId, uuidv7(), "assistant", builtinAnswer]);
   };
 }
 
@@ -259,6 +286,7 @@ export const storePeer: Benchmark = {
         turn: (worker) =>
           mastra.store.saveMessages({ messages: [mastraMessage(mastra.threads[worker]!, "user", chatQuestion), mastraMessage(mastra.threads[worker]!, "assistant", builtinAnswer)], format: "v2" }).then(() => undefined),
       },
+      { name: "skeleton", turn: await skeletonTurn(context) },
       { name: "minimal", turn: minimalTurn(minimalPool) },
     ];
     const results = await measureSides(context, sides, wal);
@@ -311,6 +339,7 @@ export const storePeer: Benchmark = {
       row({ benchmark: label, db: "postgres", name: `turn saved/s, Parley TurnsStore, ${concurrency} threads`, figure: parleyRate, unit: "turns/s", baseline: result("mastra").window.perSecond, baselineLabel: "Mastra saveMessages", target: "≥ 2× Mastra" }, { on: "ratio", atLeast: 2 }),
       row({ benchmark: label, db: "postgres", name: `turn saved/s, Parley TurnsStore, ${concurrency} threads`, figure: parleyRate, unit: "turns/s", baseline: result("minimal").window.perSecond, baselineLabel: "2 rows in 1 transaction", target: "≥ 60% of minimal" }, { on: "ratio", atLeast: 0.6 }),
       row({ benchmark: label, db: "postgres", name: "turn saved/s, Parley, pending list merged after the window", figure: result("parley-path").window.perSecond, unit: "turns/s", baseline: result("minimal").window.perSecond, baselineLabel: "2 rows in 1 transaction" }),
+      row({ benchmark: label, db: "postgres", name: "turn saved/s, bare writes of a turn (2 statements)", figure: result("skeleton").window.perSecond, unit: "turns/s", baseline: result("minimal").window.perSecond, baselineLabel: "2 rows in 1 transaction" }),
       row({ benchmark: label, db: "postgres", name: "turn saved/s, Parley before migration 010", figure: result("parley-before").window.perSecond, unit: "turns/s", baseline: result("minimal").window.perSecond, baselineLabel: "2 rows in 1 transaction" }),
       { ...row({ benchmark: label, db: "postgres", name: "turn saved/s, Mastra saveMessages", figure: result("mastra").window.perSecond, unit: "turns/s", baseline: result("minimal").window.perSecond, baselineLabel: "2 rows in 1 transaction" }), verdict: "peer" },
       row({ benchmark: label, db: "postgres", name: "WAL bytes per turn, Parley (merges included)", figure: result("parley").walBytesPerTurn, unit: "B", baseline: result("parley-before").walBytesPerTurn, baselineLabel: "before 010" }),
