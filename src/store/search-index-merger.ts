@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Queryable } from "../domain/shared/database.js";
 
 /**
- * Merges the trigram index's pending list into the index (migration 016), so that no chat turn does it: an insert
+ * Merges the trigram index's pending list into the index (migration 014), so that no chat turn does it: an insert
  * only appends its message's trigrams to the list, which search reads as well, so a message is found from its commit.
  * Every instance runs one; PostgreSQL has concurrent merges of one index wait for each other, and the later finds
  * little left.

@@ -57,7 +57,7 @@ async function searchAll(h: Harness, apiKey: string, threadId: string, query: st
 
 // The app's own merger is held back (one run a minute), so that the test decides when the pending list is merged.
 forEachDatabase(
-  "search through the trigram index and its pending list (migration 016)",
+  "search through the trigram index and its pending list (migration 014)",
   (h) => {
     test("a stored message is found from its commit, and the same once its pending entries are merged into the index", async () => {
       const { apiKey } = await h().organization();
