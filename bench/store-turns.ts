@@ -93,7 +93,7 @@ async function measure(context: BenchContext, kind: DbKind) {
   const storeTurn: string[] = [];
   const invalidations = new Invalidations(db, pino({ level: "silent" }), 5_000);
   await invalidations.start();
-  context.defer(() => invalidations.stop());
+  const stopInvalidations = context.defer(() => invalidations.stop());
   const tracedChat = chatService(context, traced(db, storeTurn), ours, invalidations);
   // The first turn also loads the project's configuration into the service's cache; the second is the steady state.
   await tracedChat.turn(turnOf(ours.traceThread));
@@ -133,6 +133,8 @@ async function measure(context: BenchContext, kind: DbKind) {
     plainReads = await sequential(timing.samples, () => client.query(plainLatest20, [threadId]));
     await client.end();
   } else {
+    // PGlite admits one process at a time: the app's database closes (its listener first) before the raw one opens.
+    await stopInvalidations();
     await db.close();
     const raw = await PGlite.create({ dataDir: ours.location, extensions: { pg_trgm } });
     plainReads = await sequential(timing.samples, () => raw.query(plainLatest20, [threadId]));
