@@ -35,13 +35,13 @@ export class MessagesStore {
     return copyRunEnds(rows);
   }
 
-  /** Up to `limit` messages with seq > `after`, oldest first. */
+  /** Up to `limit` messages with seq > `after`, oldest first: `parley_message_page_after` (migration 015), as above. */
   async newerThan(threadId: string, after: number, limit: number): Promise<MessageRecord[]> {
-    return this.db.query<MessageRecord>(
-      `SELECT ${messageColumns} ${fromMessages}
-        WHERE m.thread_id = $1 AND m.seq > $2 ORDER BY m.seq ASC LIMIT $3`,
+    const rows = await this.db.query<MessageRecord>(
+      "SELECT id, seq, conversation_id, role, content, extras, created_at, conversation_ended_at FROM parley_message_page_after($1, $2, $3)",
       [threadId, after, limit],
     );
+    return copyRunEnds(rows);
   }
 
   /** Seqs of messages containing `needle` (case-insensitive), newest first, below `before` when given (trigram index). */

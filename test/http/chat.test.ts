@@ -91,6 +91,21 @@ forEachDatabase("POST /chat with the built-in agent", (h) => {
     assert.deepEqual(messages.map((m) => m.conversation_end_time), [firstEnd, firstEnd, null, null]);
   });
 
+  test("a page walked toward newer messages carries every message's conversation end", async () => {
+    const { apiKey } = await h().organization(knowledgeConfig);
+    const threadId = await h().thread(apiKey);
+    for (const start_new_conversation of [false, true, true]) await chat(h(), apiKey, { thread_id: threadId, message: "hello", start_new_conversation });
+    type Page = { messages: { conversation_id: number; conversation_end_time: string | null }[]; pagination: { cursor: string | null } };
+    const get = async (query: string) => (await h().request({ method: "GET", url: `/threads/${threadId}/messages?${query}`, headers: { authorization: apiKey } })).json<Page>();
+    const latest = await get("limit=4");
+    const newer = await get(`limit=4&newer=true&cursor=${latest.pagination.cursor}`);
+    assert.deepEqual(newer.messages.map((m) => m.conversation_id), [2, 2, 3, 3]);
+    const secondEnd = newer.messages[0]!.conversation_end_time;
+    assert.ok(secondEnd && !Number.isNaN(Date.parse(secondEnd)));
+    assert.deepEqual(newer.messages.map((m) => m.conversation_end_time), [secondEnd, secondEnd, null, null]);
+    assert.deepEqual(newer.messages, latest.messages);
+  });
+
   test("20 parallel chats on one thread end with 40 alternating messages in one conversation, billed exactly", async () => {
     const { apiKey } = await h().organization(knowledgeConfig);
     const threadId = await h().thread(apiKey);
