@@ -68,13 +68,24 @@ async function parleyDatabase(context: BenchContext, count: number, until?: stri
   const projectId = randomUUID();
   await db.query("INSERT INTO organizations (id, name) VALUES ($1, 'bench')", [organizationId]);
   await db.query("INSERT INTO projects (id, organization_id, name) VALUES ($1, $2, 'bench')", [projectId, organizationId]);
+  const threads = await addThreads({ db, organizationId, projectId }, count);
+  return { url, db, projectId, organizationId, threads };
+}
+
+/** `count` new threads of the database's organization and project; with `conversation`, each with conversation 1 active. */
+async function addThreads(database: { db: Db; organizationId: string; projectId: string }, count: number, conversation = false): Promise<string[]> {
   const threads: string[] = [];
   for (let i = 0; i < count; i++) {
     const threadId = uuidv7();
-    await db.query("INSERT INTO threads (id, organization_id, type, timezone, project_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3)", [threadId, organizationId, projectId]);
+    const active = conversation ? 1 : null;
+    await database.db.query(
+      "INSERT INTO threads (id, organization_id, type, timezone, project_id, active_conversation_id, last_conversation_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3, $4, $5)",
+      [threadId, database.organizationId, database.projectId, active, active ?? 0],
+    );
+    if (conversation) await database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
     threads.push(threadId);
   }
-  return { url, db, projectId, organizationId, threads };
+  return threads;
 }
 
 /** The store's part of a chat turn, as ChatService drives it (bench/store-turns.ts measures the same on its own). */
@@ -99,7 +110,7 @@ function parleyTurn(context: BenchContext, database: { url: string; db: Db; proj
  * every 5 ms for the probes still waiting, by their word alone (the index is the only way to it but a scan of every
  * message), some 200 samples in all.
  */
-function freshnessProbe(database: { db: Db; threads: string[] }, probeThread: string, samples: number[]): () => () => Promise<void> {
+function freshnessProbe(database: { db: Db }, probeThread: string, samples: number[]): () => () => Promise<void> {
   let seq = 0;
   return () => {
     let stopped = false;
@@ -140,16 +151,7 @@ function freshnessProbe(database: { db: Db; threads: string[] }, probeThread: st
  * usage, notification, function call or trigger: the ceiling of a turn that keeps those promises, on this machine.
  */
 async function skeletonTurn(database: { db: Db; organizationId: string; projectId: string }): Promise<(worker: number) => Promise<void>> {
-  const threads: string[] = [];
-  for (let i = 0; i < concurrency; i++) {
-    const threadId = uuidv7();
-    await database.db.query(
-      "INSERT INTO threads (id, organization_id, type, timezone, project_id, active_conversation_id, last_conversation_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3, 1, 1)",
-      [threadId, database.organizationId, database.projectId],
-    );
-    await database.db.query("INSERT INTO conversations (thread_id, conversation_id) VALUES ($1, 1)", [threadId]);
-    threads.push(threadId);
-  }
+  const threads = await addThreads(database, concurrency, true);
   // As Parley's writer does, the statement keeps the insert trigger of `messages` from firing (migration 014).
   const store = `WITH writer AS (SELECT set_config('parley.message_writer', 'on', true)),
                       counters AS (UPDATE threads SET last_message_seq = last_message_seq + 1, last_event_seq = last_event_seq + 1
@@ -305,8 +307,7 @@ export const storePeer: Benchmark = {
 
     // Latest 20 of 100,000 messages (20,000 with --quick): Parley's thread filled in SQL, Mastra's through its own saveMessages.
     const size = context.options.quick ? quickHistorySize : historySize;
-    const historyThread = uuidv7();
-    await after.db.query("INSERT INTO threads (id, organization_id, type, timezone, project_id) VALUES ($1, $2, 'NORMAL', 'UTC', $3)", [historyThread, after.organizationId, after.projectId]);
+    const historyThread = (await addThreads(after, 1))[0]!;
     await fillThread((sql, params) => after.db.query(sql, params), historyThread, after.projectId, size);
     const mastraThread = mastra.threads[0]!;
     const start = Date.now() - size * 1000;

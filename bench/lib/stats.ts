@@ -79,14 +79,7 @@ export function merge<W extends Window>(windows: W[]): Omit<W, "samples"> {
 
 /** `count` timings of `work` run one at a time, after 100 unmeasured runs to warm it up. */
 export async function sequential(count: number, work: () => Promise<unknown>): Promise<number[]> {
-  for (let i = 0; i < 100; i++) await work();
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const began = performance.now();
-    await work();
-    samples.push(performance.now() - began);
-  }
-  return samples;
+  return (await interleaved(count, 1, { work })).work;
 }
 
 /**
