@@ -28,10 +28,19 @@ export interface ProjectView {
   versions: { id: string; version: number; created_at: string }[];
 }
 
-/** Projects and their immutable configuration versions; versions are cached since they never change. */
+/** A version as cached: its configuration and its opened credentials. */
+interface CachedVersion {
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
+}
+
+/**
+ * Projects and their immutable configuration versions; versions are cached since they never change, keyed by the
+ * organization, the project and the version, so that a version id sent with another project (or by another
+ * organization) never finds this one in the cache.
+ */
 export class ProjectService {
-  private readonly versionCache = new Map<string, ProjectConfig>();
-  private readonly secretCache = new Map<string, ProjectSecrets>();
+  private readonly versionCache = new Map<string, CachedVersion>();
   private readonly publishListeners: ((organizationId: string) => void)[] = [];
 
   constructor(
@@ -93,7 +102,6 @@ export class ProjectService {
     return this.store.findById(id, organizationId);
   }
 
-  /** The project's current version, or the version asked for (not found when it is not one of this project's). */
   /** The organization's project `projectId` with its configuration (the current version unless one is named). */
   async resolveById(organizationId: string, projectId: string, configVersionId?: string): Promise<ResolvedProject> {
     const project = await this.findById(organizationId, projectId);
@@ -101,18 +109,19 @@ export class ProjectService {
     return this.resolve(project, configVersionId);
   }
 
+  /** The project's current version, or the version asked for (not found when it is not one of this project's). */
   async resolve(project: ProjectRecord, configVersionId?: string): Promise<ResolvedProject> {
     const versionId = configVersionId ?? project.current_config_version_id;
-    const cached = this.versionCache.get(versionId);
-    if (cached) return { project, configVersionId: versionId, config: cached, secrets: this.secretCache.get(versionId) ?? {} };
+    const cacheKey = `${project.organization_id}/${project.id}/${versionId}`;
+    const cached = this.versionCache.get(cacheKey);
+    if (cached) return { project, configVersionId: versionId, ...cached };
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
     // Versions stored before speech settings existed have none: they run on the defaults.
     const withVendors = withVoiceVendorDefaults(version.config);
     const config = withVendors.speech ? withVendors : { ...withVendors, speech: withDefaults({}).speech };
-    this.versionCache.set(versionId, config);
-    this.secretCache.set(versionId, secrets);
+    this.versionCache.set(cacheKey, { config, secrets });
     return { project, configVersionId: versionId, config, secrets };
   }
 
