@@ -4,7 +4,7 @@ import { before, test } from "node:test";
 import type { InjectOptions } from "fastify";
 import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { forEachDatabase } from "../support/harness.js";
-import { accountId, assertDocumented, buildWorld, endpoint, send, snapshot, type World } from "./support.js";
+import { accountId, assertDocumented, buildWorld, endpoint, endpoints, send, snapshot, validRequest, type Endpoint, type World } from "./support.js";
 
 /** An id of theirs and an id that names nothing, sent the same way with my own API key. */
 interface Probe {
@@ -21,6 +21,75 @@ interface Probe {
 const events = () => endpoint("GET", "/threads/:thread_id/events");
 const theirAccountId = "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a";
 const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
+
+/** A field of a request that names a resource: its place in the body or the query, as the OpenAPI document declares it. */
+interface IdField {
+  endpoint: Endpoint;
+  in: "body" | "query";
+  path: string[];
+}
+
+/** Ids and names by field name: theirs (each must be refused) and one that names nothing (the refusal to match). */
+interface ForeignValues {
+  foreign: string[];
+  missing: string;
+}
+
+/**
+ * Fields whose values are not ids of Parley's: the organization's own booking system's id travels with a call to
+ * its tools and prompt, and names nothing Parley looks up.
+ */
+const notParleyIds = new Set(["appointment_opening_id"]);
+const namesResource = (name: string) => /(_id|_name)$/.test(name) && !notParleyIds.has(name);
+
+interface OpenApiSchema {
+  properties?: Record<string, OpenApiSchema>;
+  anyOf?: OpenApiSchema[];
+}
+interface OpenApiOperation {
+  parameters?: { name: string; in: string }[];
+  requestBody?: { content: Record<string, { schema: OpenApiSchema }> };
+}
+
+function bodyFieldPaths(schema: OpenApiSchema, prefix: string[] = []): string[][] {
+  const own = Object.entries(schema.properties ?? {}).flatMap(([name, property]) => [
+    ...(namesResource(name) ? [[...prefix, name]] : []),
+    ...bodyFieldPaths(property, [...prefix, name]),
+  ]);
+  return [...own, ...(schema.anyOf ?? []).flatMap((option) => bodyFieldPaths(option, prefix))];
+}
+
+/** Every id- or name-bearing body and query field of every route callable with an organization's credential. */
+function idFields(document: { paths: Record<string, Record<string, OpenApiOperation>> }): IdField[] {
+  return endpoints
+    .filter((candidate) => candidate.access === "apiKey" || candidate.access === "thread")
+    .flatMap((candidate) => {
+      const operation = document.paths[candidate.route.replace(/:(\w+)/g, "{$1}")]?.[candidate.method.toLowerCase()];
+      if (!operation) return [];
+      const query = (operation.parameters ?? []).filter((parameter) => parameter.in === "query" && namesResource(parameter.name));
+      const body = operation.requestBody?.content["application/json"]?.schema;
+      return [
+        ...query.map((parameter) => ({ endpoint: candidate, in: "query" as const, path: [parameter.name] })),
+        ...(body ? bodyFieldPaths(body).map((path) => ({ endpoint: candidate, in: "body" as const, path })) : []),
+      ];
+    });
+}
+
+/** The endpoint's valid request with one field set to `value`. */
+function withField(field: IdField, world: World, value: string): InjectOptions {
+  const request = validRequest(field.endpoint, world);
+  if (field.in === "query") {
+    const query = (field.endpoint.query?.(world) ?? []).filter(([name]) => name !== field.path[0]);
+    const [path] = String(request.url).split("?");
+    const search = [...query, [field.path[0]!, value]].map(([name, given]) => `${encodeURIComponent(name!)}=${encodeURIComponent(given!)}`).join("&");
+    return { ...request, url: `${path}?${search}` };
+  }
+  const body = structuredClone((request.payload ?? {}) as Record<string, unknown>);
+  let node = body;
+  for (const key of field.path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[field.path.at(-1)!] = value;
+  return { ...request, payload: body };
+}
 
 /** The body with the probed id written as `<id>`, so that an echoed input does not tell the two apart. */
 function normalized(body: string, id: string): unknown {
@@ -142,6 +211,41 @@ forEachDatabase("isolation between organizations", (h) => {
       if (probe.expected) {
         assert.equal(foreign.status, probe.expected.status, `${probe.name}: ${foreign.body}`);
         assert.deepEqual(foreign.json(), probe.expected.body, probe.name);
+      }
+    }
+    assert.deepEqual([await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)], before);
+  });
+
+  test("every id and name a body or query carries, found from the routes' schemas, is refused for another organization as for nothing", async () => {
+    const versionOf = async (projectId: string) => (await h().admin("GET", `/admin/projects/${projectId}`)).json<{ config_version_id: string }>().config_version_id;
+    const theirName: ForeignValues = { foreign: ["theirs-only"], missing: "nobody-has-this" };
+    const values: Record<string, ForeignValues> = {
+      thread_id: { foreign: [theirs.threadId], missing: uuidv7() },
+      project_id: { foreign: [theirs.projectId], missing: randomUUID() },
+      // A version of their project, and one of my own other project: a version belongs to the project named.
+      config_version_id: { foreign: [await versionOf(theirs.projectId), await versionOf(mine.spareProjectId)], missing: uuidv7() },
+      voice_provider_account_id: { foreign: [theirAccountId], missing: randomUUID() },
+      project_name: theirName,
+      service_config_name: theirName,
+      service_mode_name: theirName,
+    };
+    const document = (await h().request({ method: "GET", url: "/openapi.json" })).json<{ paths: Record<string, Record<string, OpenApiOperation>> }>();
+    const fields = idFields(document);
+    const unknown = fields.filter((field) => !(field.path.at(-1)! in values)).map((field) => `${field.endpoint.method} ${field.endpoint.route} ${field.in}.${field.path.join(".")}`);
+    assert.deepEqual(unknown, [], "an id-bearing field with no foreign value to try: add one above");
+    for (const name of ["config_version_id", "project_id", "voice_provider_account_id", "thread_id", "service_config_name"]) {
+      assert.ok(fields.some((field) => field.path.at(-1) === name), `the routes' schemas name ${name} somewhere`);
+    }
+    const before = [await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)];
+    for (const field of fields) {
+      const { foreign, missing } = values[field.path.at(-1)!]!;
+      const name = `${field.endpoint.method} ${field.endpoint.route} ${field.in}.${field.path.join(".")}`;
+      const nothing = await send(h(), field.endpoint, withField(field, mine, missing));
+      assert.notEqual(nothing.status, 409, `${name}: the probe must reach the look-up, not a conflict: ${nothing.body}`);
+      for (const value of foreign) {
+        const answer = await send(h(), field.endpoint, withField(field, mine, value));
+        assert.equal(answer.status, nothing.status, `${name} = ${value}: ${answer.body} vs ${nothing.body}`);
+        assert.deepEqual(normalized(answer.body, value), normalized(nothing.body, missing), name);
       }
     }
     assert.deepEqual([await snapshot(h(), mine.organizationId), await snapshot(h(), theirs.organizationId)], before);
