@@ -1,0 +1,157 @@
+/**
+ * The speech benchmark that chooses Parley's offline defaults: every sentence of bench/speech/sentences.json is
+ * spoken by every offline voice installed here and heard by every offline recognizer configuration, scored by word
+ * error rate and time. Voices and recognizers are run through their own programs (Debian's flite, eSpeak NG and
+ * pocketsphinx), as Parley runs them, so the figures are the engines', not Parley's plumbing.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { wordErrorRate } from "../test/support/word-error-rate.js";
+import type { Benchmark } from "./lib/benchmark.js";
+import { row, type Row } from "./lib/report.js";
+
+const run = promisify(execFile);
+const MODEL = "/usr/share/pocketsphinx/model/en-us";
+
+interface Sentence {
+  kind: string;
+  text: string;
+}
+
+/** A voice: how to write one sentence to a 16 kHz mono 16-bit WAV file. */
+interface Voice {
+  name: string;
+  /** Made from recordings of a human voice (unit selection or statistical), not a formant model. */
+  human: boolean;
+  speak(text: string, wav: string): Promise<void>;
+}
+
+const flite = (voice: string): Voice => ({
+  name: `flite ${voice}`,
+  human: true,
+  speak: async (text, wav) => void (await run("flite", ["-voice", voice, "-t", text, "-o", wav])),
+});
+
+const espeak: Voice = {
+  name: "espeak-ng en-us -s 150",
+  human: false,
+  speak: async (text, wav) => {
+    const raw = `${wav}.22k.wav`;
+    await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text]);
+    await run("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav]);
+    await rm(raw);
+  },
+};
+
+/** Recognizer configurations: pocketsphinx's generic US English model with different search settings. */
+const recognizers: { name: string; args: string[] }[] = [
+  { name: "pocketsphinx default", args: [] },
+  { name: "pocketsphinx wide beams", args: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] },
+  { name: "pocketsphinx fast (-ds 2, narrow)", args: ["-ds", "2", "-topn", "2", "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam", "1e-40", "-maxhmmpf", "3000"] },
+];
+
+async function available(program: string): Promise<boolean> {
+  try {
+    await run("sh", ["-c", `command -v ${program}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Strips the WAV header: pocketsphinx_batch reads headerless 16-bit samples. */
+async function toRaw(wav: string, raw: string): Promise<number> {
+  const bytes = await readFile(wav);
+  const dataAt = bytes.indexOf("data") + 8;
+  const samples = bytes.subarray(dataAt);
+  await writeFile(raw, samples);
+  return samples.length / 2 / 16_000;
+}
+
+/** Decodes every file of the folder in one batch; the hypotheses by utterance id, and the decode's wall time. */
+async function decode(folder: string, ids: string[], args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
+  const control = path.join(folder, "control.txt");
+  const hypothesisFile = path.join(folder, "hypotheses.txt");
+  await writeFile(control, `${ids.join("\n")}\n`);
+  const started = performance.now();
+  await run("pocketsphinx_batch", [
+    "-adcin", "yes", "-samprate", "16000", "-cepdir", folder, "-cepext", ".raw",
+    "-hmm", path.join(MODEL, "en-us"), "-lm", path.join(MODEL, "en-us.lm.bin"), "-dict", path.join(MODEL, "cmudict-en-us.dict"),
+    "-ctl", control, "-hyp", hypothesisFile, "-logfn", "/dev/null", ...args,
+  ]);
+  const seconds = (performance.now() - started) / 1000;
+  const hypotheses = new Map<string, string>();
+  for (const line of (await readFile(hypothesisFile, "utf8")).split("\n")) {
+    const match = /^(.*) \((\S+)(?: -?\d+)?\)$/.exec(line);
+    if (match) hypotheses.set(match[2]!, match[1]!);
+  }
+  return { hypotheses, seconds };
+}
+
+export const speechAccuracy: Benchmark = {
+  name: "speech-accuracy",
+  byDefault: false,
+  async run(context) {
+    const rows: Row[] = [];
+    const notes: string[] = [];
+    const details: Record<string, unknown> = {};
+    if (!(await available("pocketsphinx_batch"))) return { rows, details, notes: ["speech-accuracy: pocketsphinx is not installed"] };
+    const { sentences: all } = JSON.parse(await readFile(new URL("./speech/sentences.json", import.meta.url), "utf8")) as { sentences: Sentence[] };
+    const sentences = context.options.quick ? all.filter((_, index) => index % 3 === 0) : all;
+    const voices: Voice[] = [];
+    if (await available("flite")) voices.push(...["rms", "awb", "slt", "kal16"].map(flite));
+    else notes.push("speech-accuracy: flite is not installed (apt-get install flite): its voices were not measured");
+    if (await available("espeak-ng")) voices.push(espeak);
+    notes.push("speech-accuracy: SVOX Pico (@echogarden/svoxpico-wasm) ships its engine but not its voice data, which it fetches at run time: not measurable offline");
+    for (const voice of voices) {
+      const folder = await mkdtemp(path.join(tmpdir(), "parley-speech-"));
+      try {
+        const ids = sentences.map((_, index) => `s${index}`);
+        const synthesis: number[] = [];
+        let audioSeconds = 0;
+        for (const [index, sentence] of sentences.entries()) {
+          const wav = path.join(folder, `s${index}.wav`);
+          const started = performance.now();
+          await voice.speak(sentence.text, wav);
+          synthesis.push(performance.now() - started);
+          audioSeconds += await toRaw(wav, path.join(folder, `s${index}.raw`));
+        }
+        synthesis.sort((a, b) => a - b);
+        const synthesisMedian = synthesis[Math.floor(synthesis.length / 2)]!;
+        rows.push(row({ benchmark: "speech-accuracy", db: "-", name: `${voice.name}: synthesis per sentence, p50 (program start included)`, figure: synthesisMedian, unit: "ms" }));
+        for (const recognizer of recognizers) {
+          const { hypotheses, seconds } = await decode(folder, ids, recognizer.args);
+          const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses.get(`s${index}`) ?? "" }));
+          const rate = wordErrorRate(pairs) * 100;
+          const isDefaultRecognizer = recognizer.name === "pocketsphinx default";
+          const target = voice.human && isDefaultRecognizer ? { target: "≤ 10%", check: { on: "figure" as const, atMost: 10 } } : undefined;
+          rows.push(
+            row(
+              {
+                benchmark: "speech-accuracy",
+                db: "-",
+                name: `WER ${voice.name} → ${recognizer.name} (${sentences.length} sentences, ${(seconds / audioSeconds).toFixed(2)}× real time with model load)`,
+                figure: rate,
+                unit: "%",
+                ...(target ? { target: target.target } : {}),
+              },
+              target?.check,
+            ),
+          );
+          details[`${voice.name} → ${recognizer.name}`] = {
+            wordErrorRate: rate,
+            decodeSeconds: seconds,
+            audioSeconds,
+            misheard: pairs.filter((pair) => pair.reference !== pair.hypothesis),
+          };
+        }
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
+    }
+    return { rows, details, notes };
+  },
+};
