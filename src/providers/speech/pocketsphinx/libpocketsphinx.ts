@@ -1,0 +1,116 @@
+import { createRequire } from "node:module";
+import { SpeechUnavailableError } from "../errors.js";
+
+/** koffi's own types are loose (`any`); this is the part of it Parley uses, typed. */
+interface KoffiFunction {
+  (...args: unknown[]): unknown;
+  async(...args: unknown[]): void;
+}
+interface KoffiLibrary {
+  func(declaration: string): KoffiFunction;
+}
+interface Koffi {
+  load(path: string): KoffiLibrary;
+}
+
+/** The Debian packages' library names (libpocketsphinx3, libsphinxbase3: pocketsphinx 5prealpha). */
+const POCKETSPHINX = "libpocketsphinx.so.3";
+const SPHINXBASE = "libsphinxbase.so.3";
+
+/** Runs a native call on libuv's thread pool, so that a decode never stalls the event loop. */
+function onThreadPool<T>(fn: KoffiFunction, ...args: unknown[]): Promise<T> {
+  return new Promise((resolve, reject) => fn.async(...args, (error: unknown, result: T) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result))));
+}
+
+/** The settings of one decoder: pocketsphinx's command-line arguments (`-hmm`, `-lm`, `-dict`, beams…). */
+export type DecoderArguments = Record<string, string>;
+
+/**
+ * One native pocketsphinx decoder (`ps_decoder_t`), fed audio as it arrives. Not safe for two callers at once: the
+ * pool hands each one to a single utterance at a time, and every call below is awaited before the next.
+ */
+export class NativeDecoder {
+  constructor(
+    private readonly library: Libpocketsphinx,
+    private readonly handle: unknown,
+  ) {}
+
+  start(): Promise<number> {
+    return onThreadPool<number>(this.library.startUtterance, this.handle);
+  }
+
+  /** 16 kHz 16-bit samples, searched at once. */
+  feed(samples: Int16Array): Promise<number> {
+    return onThreadPool<number>(this.library.processRaw, this.handle, samples, samples.length, 0, 0);
+  }
+
+  /** The best hypothesis so far, during an utterance or after its end ("" when nothing was heard). */
+  hypothesis(): string {
+    const score = [0];
+    return (this.library.hypothesis(this.handle, score) as string | null) ?? "";
+  }
+
+  /** Ends the utterance (the final search passes run here) and returns its words. */
+  async end(): Promise<string> {
+    await onThreadPool<number>(this.library.endUtterance, this.handle);
+    return this.hypothesis();
+  }
+
+  free(): void {
+    this.library.free(this.handle);
+  }
+}
+
+/** libpocketsphinx through an FFI: decoders in this process, fed continuously, instead of a program per utterance. */
+export class Libpocketsphinx {
+  readonly startUtterance: KoffiFunction;
+  readonly processRaw: KoffiFunction;
+  readonly endUtterance: KoffiFunction;
+  readonly hypothesis: KoffiFunction;
+  readonly free: KoffiFunction;
+  private readonly defaultArguments: KoffiFunction;
+  private readonly configure: KoffiFunction;
+  private readonly init: KoffiFunction;
+
+  private constructor(koffi: Koffi) {
+    const sphinxbase = koffi.load(SPHINXBASE);
+    const pocketsphinx = koffi.load(POCKETSPHINX);
+    this.configure = sphinxbase.func("void *cmd_ln_init(void *inout, void *defn, int strict, ...)");
+    this.defaultArguments = pocketsphinx.func("void *ps_args()");
+    this.init = pocketsphinx.func("void *ps_init(void *config)");
+    this.startUtterance = pocketsphinx.func("int ps_start_utt(void *ps)");
+    this.processRaw = pocketsphinx.func("int ps_process_raw(void *ps, const int16_t *data, size_t n_samples, int no_search, int full_utt)");
+    this.endUtterance = pocketsphinx.func("int ps_end_utt(void *ps)");
+    this.hypothesis = pocketsphinx.func("const char *ps_get_hyp(void *ps, _Out_ int *score)");
+    this.free = pocketsphinx.func("int ps_free(void *ps)");
+  }
+
+  private static loaded: Libpocketsphinx | undefined;
+
+  /** Throws SpeechUnavailableError when the FFI package or Debian's library is missing. */
+  static load(): Libpocketsphinx {
+    if (Libpocketsphinx.loaded) return Libpocketsphinx.loaded;
+    let koffi: Koffi;
+    try {
+      koffi = createRequire(import.meta.url)("koffi") as Koffi;
+    } catch (error) {
+      throw new SpeechUnavailableError("stt", `the koffi package does not load here: ${String(error)}`);
+    }
+    try {
+      Libpocketsphinx.loaded = new Libpocketsphinx(koffi);
+    } catch {
+      throw new SpeechUnavailableError("stt", "libpocketsphinx is not installed: apt-get install pocketsphinx pocketsphinx-en-us");
+    }
+    return Libpocketsphinx.loaded;
+  }
+
+  /** A new decoder with these settings; loading its models takes about a second, off the event loop. */
+  async decoder(settings: DecoderArguments): Promise<NativeDecoder> {
+    const variadic = Object.entries(settings).flatMap(([name, value]) => ["str", name, "str", value]);
+    const config = this.configure(null, this.defaultArguments(), 1, ...variadic, "void *", null);
+    if (!config) throw new SpeechUnavailableError("stt", `pocketsphinx refused its settings: ${JSON.stringify(settings)}`);
+    const handle = await onThreadPool<unknown>(this.init, config);
+    if (!handle) throw new SpeechUnavailableError("stt", "pocketsphinx could not load its model (is pocketsphinx-en-us installed?)");
+    return new NativeDecoder(this, handle);
+  }
+}

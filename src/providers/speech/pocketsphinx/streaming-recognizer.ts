@@ -1,0 +1,194 @@
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import path from "node:path";
+import { SpeechUnavailableError } from "../errors.js";
+import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
+
+const MODEL_ROOT = "/usr/share/pocketsphinx/model";
+
+/** The model files of a language tag (`en-US` → `/usr/share/pocketsphinx/model/en-us/…`), as Debian lays them out. */
+export function modelFiles(language: string): { hmm: string; lm: string; dict: string } {
+  const tag = language.toLowerCase();
+  const root = path.join(MODEL_ROOT, tag);
+  return { hmm: path.join(root, tag), lm: path.join(root, `${tag}.lm.bin`), dict: path.join(root, `cmudict-${tag}.dict`) };
+}
+
+/** Throws SpeechUnavailableError naming what is missing: Debian's library or the language's model. */
+export async function checkPocketsphinx(language: string): Promise<void> {
+  Libpocketsphinx.load();
+  for (const file of Object.values(modelFiles(language))) {
+    try {
+      await access(file, constants.R_OK);
+    } catch {
+      throw new SpeechUnavailableError("stt", `no pocketsphinx model for ${language} (${file} is missing): apt-get install pocketsphinx-en-us`);
+    }
+  }
+}
+
+/** One utterance being recognized while it is spoken. */
+export interface RecognitionStream {
+  /** Caller audio at 16 kHz, in order, as it arrives. */
+  write(samples: Int16Array): void;
+  /** The words heard so far (as of the last decoded chunk). */
+  partial(): string;
+  /** No more audio: the final words, once the last moments are decoded. */
+  finish(): Promise<string>;
+  /** The utterance is dropped (too short, or the call ended): its decoder goes back to the pool. */
+  cancel(): void;
+}
+
+/** Decoders loaded once and lent to one utterance at a time; at most `size` exist, and a borrower waits for one. */
+class DecoderPool {
+  private readonly idle: NativeDecoder[] = [];
+  private readonly waiting: ((decoder: NativeDecoder) => void)[] = [];
+  private created = 0;
+  private closed = false;
+
+  constructor(
+    private readonly create: () => Promise<NativeDecoder>,
+    private readonly size: number,
+  ) {}
+
+  async acquire(): Promise<NativeDecoder> {
+    const ready = this.idle.pop();
+    if (ready) return ready;
+    if (this.created < this.size) {
+      this.created++;
+      try {
+        return await this.create();
+      } catch (error) {
+        this.created--;
+        throw error;
+      }
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(decoder: NativeDecoder): void {
+    if (this.closed) return decoder.free();
+    const next = this.waiting.shift();
+    if (next) next(decoder);
+    else this.idle.push(decoder);
+  }
+
+  /** Loads one decoder ahead of need, unless one is already there. */
+  async warm(): Promise<void> {
+    if (this.created > 0) return;
+    this.release(await this.acquire());
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const decoder of this.idle.splice(0)) decoder.free();
+  }
+}
+
+/** Joins the chunks written since the last feed, so that a decoder busy with one chunk gets the rest in one call. */
+function joined(chunks: Int16Array[]): Int16Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const all = new Int16Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+class PocketsphinxStream implements RecognitionStream {
+  private pending: Int16Array[] = [];
+  private heard = "";
+  private state: "open" | "finished" | "cancelled" = "open";
+  private wake: (() => void) | undefined;
+  private readonly result: Promise<string>;
+
+  constructor(private readonly pool: DecoderPool) {
+    this.result = this.run();
+    // A cancelled stream's result is never read; its failure is not an unhandled rejection.
+    this.result.catch(() => undefined);
+  }
+
+  write(samples: Int16Array): void {
+    if (this.state !== "open" || samples.length === 0) return;
+    this.pending.push(samples);
+    this.wake?.();
+  }
+
+  partial(): string {
+    return this.heard;
+  }
+
+  finish(): Promise<string> {
+    if (this.state === "open") this.state = "finished";
+    this.wake?.();
+    return this.result;
+  }
+
+  cancel(): void {
+    if (this.state === "open") this.state = "cancelled";
+    this.wake?.();
+  }
+
+  private async run(): Promise<string> {
+    const decoder = await this.pool.acquire();
+    try {
+      await decoder.start();
+      for (;;) {
+        if (this.pending.length > 0 && this.state !== "cancelled") {
+          const chunk = joined(this.pending);
+          this.pending = [];
+          await decoder.feed(chunk);
+          // Read between native calls: the decoder is not safe to read while it searches on another thread.
+          this.heard = decoder.hypothesis();
+          continue;
+        }
+        if (this.state !== "open") break;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+      }
+      const words = await decoder.end();
+      return this.state === "cancelled" ? "" : words;
+    } finally {
+      this.pool.release(decoder);
+    }
+  }
+}
+
+/**
+ * Offline speech-to-text with pocketsphinx, in this process through its C library: each utterance is decoded while
+ * the caller speaks, so at the end of the turn only the last moments remain. Decoders (about 95 MB each: the
+ * acoustic model, the dictionary and the language model's search tree) are pooled per instance and lent per
+ * utterance, not per call, so memory follows how many callers speak at once, up to `maxDecoders`.
+ */
+export class PocketsphinxRecognizer {
+  readonly name = "pocketsphinx";
+  private readonly pool: DecoderPool;
+
+  constructor(language: string, maxDecoders: number, search: DecoderArguments = {}) {
+    const files = modelFiles(language);
+    this.pool = new DecoderPool(async () => {
+      await checkPocketsphinx(language);
+      return Libpocketsphinx.load().decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, "-logfn": "/dev/null", ...search });
+    }, maxDecoders);
+  }
+
+  stream(): RecognitionStream {
+    return new PocketsphinxStream(this.pool);
+  }
+
+  /** A whole utterance at once: the stream written in one piece. */
+  async transcribe(samples: Int16Array, signal?: AbortSignal): Promise<string> {
+    const stream = this.stream();
+    stream.write(samples);
+    signal?.addEventListener("abort", () => stream.cancel(), { once: true });
+    return stream.finish();
+  }
+
+  warm(): Promise<void> {
+    return this.pool.warm();
+  }
+
+  close(): void {
+    this.pool.close();
+  }
+}
