@@ -55,20 +55,25 @@ const recognizers: { name: string; args: string[] }[] = [
 ];
 
 /** Parley's own recognizer, fed as a call feeds it: the search settings of each streaming configuration. */
-const streamingRecognizers: { name: string; search: Record<string, string> }[] = [
-  { name: "streaming, all passes", search: {} },
-  { name: "streaming, first pass only", search: { "-fwdflat": "no", "-bestpath": "no" } },
+const streamingRecognizers: { name: string; search: Record<string, string>; phrases: string[] }[] = [
+  { name: "streaming, all passes", search: {}, phrases: [] },
+  { name: "streaming, first pass only", search: { "-fwdflat": "no", "-bestpath": "no" }, phrases: [] },
 ];
+/** A project's keywords, as `stt.keywords` would give them: its callers' names and its own words, for every sentence. */
+const KEYWORDS = ["Ada Lovelace", "John Smith", "Mary Johnson", "Doctor Brown", "Miller", "Susan", "appointment", "cleaning", "refund", "opening hours", "parking"];
+for (const configuration of [...streamingRecognizers]) {
+  streamingRecognizers.push({ ...configuration, name: `${configuration.name}, with keywords`, phrases: KEYWORDS });
+}
 /** Audio is written in 20 ms frames at four times real time: faster than a call, slow enough for a decoder to keep up. */
 const FRAME_SAMPLES = 320;
 const PACE_MS = 5;
 
 /** Each utterance streamed through one decoder; the words, and how long the words took after the last frame. */
-async function streamed(recognizer: PocketsphinxRecognizer, utterances: Int16Array[]): Promise<{ hypotheses: string[]; finalMs: number[] }> {
+async function streamed(recognizer: PocketsphinxRecognizer, utterances: Int16Array[], phrases: string[]): Promise<{ hypotheses: string[]; finalMs: number[] }> {
   const hypotheses: string[] = [];
   const finalMs: number[] = [];
   for (const samples of utterances) {
-    const stream = recognizer.stream();
+    const stream = recognizer.stream(phrases);
     for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
       stream.write(samples.subarray(at, at + FRAME_SAMPLES));
       await new Promise((resolve) => setTimeout(resolve, PACE_MS));
@@ -153,7 +158,7 @@ export const speechAccuracy: Benchmark = {
           const recognizer = new PocketsphinxRecognizer("en-US", 1, configuration.search);
           try {
             await recognizer.warm();
-            const { hypotheses, finalMs } = await streamed(recognizer, utterances);
+            const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases);
             const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses[index] ?? "" }));
             const label = `${voice.name} → pocketsphinx ${configuration.name}`;
             rows.push(row({ benchmark: "speech-accuracy", db: "-", name: `WER ${label}`, figure: wordErrorRate(pairs) * 100, unit: "%" }));

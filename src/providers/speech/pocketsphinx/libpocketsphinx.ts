@@ -56,6 +56,23 @@ export class NativeDecoder {
     return this.hypothesis();
   }
 
+  /**
+   * The utterance's best distinct hypotheses after its end, best first, with their path scores (log probabilities in
+   * pocketsphinx's units), read from its word lattice: at most `limit` paths are walked.
+   */
+  alternatives(limit: number): { words: string; score: number }[] {
+    const found = new Map<string, number>();
+    let path = this.library.nbest(this.handle);
+    for (let walked = 0; path && walked < limit; walked++) {
+      const score = [0];
+      const words = (this.library.nbestHypothesis(path, score) as string | null) ?? "";
+      if (!found.has(words)) found.set(words, score[0]!);
+      path = this.library.nbestNext(path);
+    }
+    if (path) this.library.nbestFree(path);
+    return [...found].map(([words, score]) => ({ words, score }));
+  }
+
   free(): void {
     this.library.free(this.handle);
   }
@@ -68,6 +85,10 @@ export class Libpocketsphinx {
   readonly endUtterance: KoffiFunction;
   readonly hypothesis: KoffiFunction;
   readonly free: KoffiFunction;
+  readonly nbest: KoffiFunction;
+  readonly nbestNext: KoffiFunction;
+  readonly nbestHypothesis: KoffiFunction;
+  readonly nbestFree: KoffiFunction;
   private readonly defaultArguments: KoffiFunction;
   private readonly configure: KoffiFunction;
   private readonly init: KoffiFunction;
@@ -83,6 +104,10 @@ export class Libpocketsphinx {
     this.endUtterance = pocketsphinx.func("int ps_end_utt(void *ps)");
     this.hypothesis = pocketsphinx.func("const char *ps_get_hyp(void *ps, _Out_ int *score)");
     this.free = pocketsphinx.func("int ps_free(void *ps)");
+    this.nbest = pocketsphinx.func("void *ps_nbest(void *ps)");
+    this.nbestNext = pocketsphinx.func("void *ps_nbest_next(void *nbest)");
+    this.nbestHypothesis = pocketsphinx.func("const char *ps_nbest_hyp(void *nbest, _Out_ int *score)");
+    this.nbestFree = pocketsphinx.func("void ps_nbest_free(void *nbest)");
   }
 
   private static loaded: Libpocketsphinx | undefined;

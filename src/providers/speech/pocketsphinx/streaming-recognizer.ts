@@ -95,6 +95,48 @@ function joined(chunks: Int16Array[]): Int16Array {
   return all;
 }
 
+/** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
+const ALTERNATIVES = 40;
+const BOOST_PER_WORD = 250;
+
+/** The words of each phrase as lower-case word sequences (the recognizer's vocabulary is lower case). */
+function phraseWords(phrases: readonly string[]): string[][] {
+  return phrases.map((phrase) => phrase.toLowerCase().split(/[^a-z']+/).filter((word) => word !== "")).filter((words) => words.length > 0);
+}
+
+/** How many words of the hypothesis belong to a phrase it contains whole. */
+function phraseWordsHeld(hypothesis: string, phrases: string[][]): number {
+  const words = hypothesis.split(" ");
+  let held = 0;
+  for (const phrase of phrases) {
+    for (let at = 0; at + phrase.length <= words.length; at++) {
+      if (phrase.every((word, offset) => words[at + offset] === word)) {
+        held += phrase.length;
+        break;
+      }
+    }
+  }
+  return held;
+}
+
+/**
+ * Phrase biasing: among the utterance's best paths, the one whose score plus a bonus per phrase word it holds is
+ * highest. The generic language model still decides which paths exist; a phrase it never proposes is not forced in.
+ */
+function biased(decoder: NativeDecoder, best: string, phrases: string[][]): string {
+  if (phrases.length === 0) return best;
+  let chosen = best;
+  let chosenScore = -Infinity;
+  for (const { words, score } of decoder.alternatives(ALTERNATIVES)) {
+    const weighed = score + BOOST_PER_WORD * phraseWordsHeld(words, phrases);
+    if (weighed > chosenScore) {
+      chosen = words;
+      chosenScore = weighed;
+    }
+  }
+  return chosen;
+}
+
 class PocketsphinxStream implements RecognitionStream {
   private pending: Int16Array[] = [];
   private heard = "";
@@ -102,7 +144,10 @@ class PocketsphinxStream implements RecognitionStream {
   private wake: (() => void) | undefined;
   private readonly result: Promise<string>;
 
-  constructor(private readonly pool: DecoderPool) {
+  constructor(
+    private readonly pool: DecoderPool,
+    private readonly phrases: string[][],
+  ) {
     this.result = this.run();
     // A cancelled stream's result is never read; its failure is not an unhandled rejection.
     this.result.catch(() => undefined);
@@ -147,7 +192,7 @@ class PocketsphinxStream implements RecognitionStream {
         this.wake = undefined;
       }
       const words = await decoder.end();
-      return this.state === "cancelled" ? "" : words;
+      return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
     }
@@ -172,13 +217,14 @@ export class PocketsphinxRecognizer {
     }, maxDecoders);
   }
 
-  stream(): RecognitionStream {
-    return new PocketsphinxStream(this.pool);
+  /** An utterance to recognize while it is spoken, favouring the words of `phrases` (names, products, places). */
+  stream(phrases: readonly string[] = []): RecognitionStream {
+    return new PocketsphinxStream(this.pool, phraseWords(phrases));
   }
 
   /** A whole utterance at once: the stream written in one piece. */
-  async transcribe(samples: Int16Array, signal?: AbortSignal): Promise<string> {
-    const stream = this.stream();
+  async transcribe(samples: Int16Array, signal?: AbortSignal, phrases: readonly string[] = []): Promise<string> {
+    const stream = this.stream(phrases);
     stream.write(samples);
     signal?.addEventListener("abort", () => stream.cancel(), { once: true });
     return stream.finish();
