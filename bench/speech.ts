@@ -4,10 +4,9 @@
  * then the time to render a whole call's recording. Run with `npx tsx bench/speech.ts`.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { EspeakSynthesizer } from "../src/providers/voice/espeak-synthesizer.js";
-import { renderRecording, type Utterance } from "../src/providers/voice/recording.js";
-import type { SpeechSynthesizer } from "../src/providers/voice/speech.js";
-import { ToneSynthesizer } from "../src/providers/voice/tone-synthesizer.js";
+import { EspeakPool } from "../src/providers/speech/espeak/espeak-tts.js";
+import { renderRecording, type Utterance } from "../src/providers/speech/recording.js";
+import { espeakRecordingVoices, type RecordingVoices, toneRecordingVoices } from "../src/providers/speech/recording-voices.js";
 
 const SENTENCES = [
   "Hello, thanks for calling Acme. How can I help you today?",
@@ -24,7 +23,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 }
 
-async function measure(synthesizer: SpeechSynthesizer): Promise<void> {
+async function measure(synthesizer: RecordingVoices): Promise<void> {
   const perSentence: number[] = [];
   let busy = 0;
   let audio = 0;
@@ -33,7 +32,7 @@ async function measure(synthesizer: SpeechSynthesizer): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [index, sentence] of SENTENCES.entries()) {
       const started = performance.now();
-      const speech = await synthesizer.synthesize(sentence, index % 2 === 0 ? "agent" : "user");
+      const speech = await (index % 2 === 0 ? synthesizer.agent : synthesizer.user).synthesize(sentence);
       const elapsed = performance.now() - started;
       perSentence.push(elapsed);
       busy += elapsed;
@@ -51,7 +50,7 @@ async function measure(synthesizer: SpeechSynthesizer): Promise<void> {
   );
 }
 
-async function measureRecording(synthesizer: SpeechSynthesizer): Promise<void> {
+async function measureRecording(synthesizer: RecordingVoices): Promise<void> {
   const utterances: Utterance[] = Array.from({ length: 12 }, (_, i) => ({
     role: i % 2 === 0 ? "agent" : "user",
     content: SENTENCES[i % SENTENCES.length] ?? "",
@@ -66,13 +65,14 @@ async function measureRecording(synthesizer: SpeechSynthesizer): Promise<void> {
 }
 
 const startedEspeak = performance.now();
-const espeak = await EspeakSynthesizer.start();
+const pool = new EspeakPool(1);
+const espeak = await pool.check().then(() => espeakRecordingVoices(pool), () => undefined);
 if (espeak) console.log(`espeak-ng: started (worker, WebAssembly compile, warm-up) in ${(performance.now() - startedEspeak).toFixed(0)} ms`);
 else console.log("espeak-ng: not installed; only the fallback is measured");
 
-for (const synthesizer of [espeak, new ToneSynthesizer()]) {
+for (const synthesizer of [espeak, toneRecordingVoices()]) {
   if (!synthesizer) continue;
   await measure(synthesizer);
   await measureRecording(synthesizer);
 }
-await espeak?.close();
+await pool.close();

@@ -8,9 +8,9 @@
  * share: the transport, resampling, μ-law, VAD, the thread lock and storing the utterances.
  */
 import { resample, toPipelineRate } from "../src/providers/speech/audio.js";
-import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak-tts.js";
+import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak/espeak-tts.js";
 import { decodeMuLaw } from "../src/providers/speech/mulaw.js";
-import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx-stt.js";
+import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { espeakMulaw, startFakeTwilio, streamOf, TwilioStream } from "../test/providers/voice/fake-twilio.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import type { BenchContext, DbKind } from "./lib/context.js";

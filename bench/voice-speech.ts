@@ -18,8 +18,8 @@ import pino from "pino";
 import { createApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { toPipelineRate } from "../src/providers/speech/audio.js";
-import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak-tts.js";
-import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx-stt.js";
+import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak/espeak-tts.js";
+import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { migrate } from "../src/store/migrate.js";
 import { openPglite } from "../src/store/pglite-db.js";
 

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { renderRecording } from "./providers/voice/recording.js";
+import { renderRecording } from "./providers/speech/recording.js";
 import { LiveSockets } from "./providers/voice/live-sockets.js";
 import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
@@ -11,8 +11,8 @@ import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js
 import { SimulatedVoiceProvider } from "./providers/voice/simulated.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
-import { createSpeechSynthesizer } from "./providers/voice/speech.js";
-import { SpeechCalls } from "./providers/voice/speech-calls.js";
+import { createRecordingVoices } from "./providers/speech/recording-voices.js";
+import { SpeechCalls } from "./providers/speech/pipeline/speech-calls.js";
 import { SpeechEngines, type EngineStatus } from "./providers/speech/engines.js";
 import type { ServerSecrets } from "./server-secrets.js";
 import { PgBossCallJobs } from "./store/calls-scheduler.js";
@@ -94,7 +94,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations },
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
-  const results = new CallResults(callsStore, deps.projects, storage, createSpeechSynthesizer, deps.llm, log);
+  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
   // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
   const speechCalls = new SpeechCalls({

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resample } from "../../src/providers/speech/audio.js";
-import { PocketsphinxStt } from "../../src/providers/speech/pocketsphinx-stt.js";
-import { decodeWav, encodeWav } from "../../src/providers/voice/wav.js";
+import { PocketsphinxStt } from "../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { decodeWav, encodeWav } from "../../src/providers/speech/audio.js";
 import { espeakCli } from "./speech-audio.js";
 
 export interface FakeSpeechServer {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { test } from "node:test";
-import { decodeWav } from "../../src/providers/voice/wav.js";
+import { decodeWav } from "../../src/providers/speech/audio.js";
 import { wordsOf } from "../support/speech-audio.js";
 import { accountId, audioVoiceSettings, forEachVoiceDatabase, sleep, voiceConfig, waitForCall, type CallDetail } from "./support.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeWav } from "../../src/providers/voice/wav.js";
+import { decodeWav } from "../../src/providers/speech/audio.js";
 import { forEachVoiceDatabase, processed, voiceConfig, waitForCall, type CallDetail } from "./support.js";
 
 interface Message {

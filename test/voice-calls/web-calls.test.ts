@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { decodeWav } from "../../src/providers/voice/wav.js";
+import { decodeWav } from "../../src/providers/speech/audio.js";
 import { forEachVoiceDatabase, listen, TestSocket, waitForCall } from "./support.js";
 
 forEachVoiceDatabase("web calls", (h) => {

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import { renderRecording, type TranscriptEntry } from "../../providers/voice/recording.js";
-import type { SpeechSynthesizer } from "../../providers/voice/speech.js";
+import { renderRecording, type TranscriptEntry } from "../../providers/speech/recording.js";
+import type { RecordingVoices } from "../../providers/speech/recording-voices.js";
 import type { CallRecord, CallsRepository } from "./calls-repository.js";
 import { analyzeCall, type CallAnalysis } from "./call-analysis.js";
 import type { LlmFactory } from "../chat/chat-service.js";
@@ -15,13 +15,13 @@ import { speakerOfRole } from "../../providers/voice/speakers.js";
  * null rather than holding the others back.
  */
 export class CallResults {
-  private synthesizer: Promise<SpeechSynthesizer> | undefined;
+  private synthesizer: Promise<RecordingVoices> | undefined;
 
   constructor(
     private readonly calls: CallsRepository,
     private readonly projects: ProjectService,
     private readonly storage: RecordingStorage,
-    private readonly speech: () => Promise<SpeechSynthesizer>,
+    private readonly speech: () => Promise<RecordingVoices>,
     private readonly llm: LlmFactory,
     private readonly log: Logger,
   ) {}
@@ -80,7 +80,7 @@ export class CallResults {
   }
 
   /** One synthesizer for the instance, started at first use (eSpeak NG spins up a worker thread). */
-  synthesizerOnce(): Promise<SpeechSynthesizer> {
+  synthesizerOnce(): Promise<RecordingVoices> {
     this.synthesizer ??= this.speech().catch((error: unknown) => {
       this.synthesizer = undefined;
       throw error;

@@ -1,11 +1,12 @@
 import type { SpeechConfig } from "../../domain/projects/project-config.js";
-import { EspeakPool, EspeakTts } from "./espeak-tts.js";
+import { EspeakPool, EspeakTts } from "./espeak/espeak-tts.js";
 import { SpeechUnavailableError } from "./errors.js";
-import { OpenAiStt } from "./openai-stt.js";
-import { OpenAiTts } from "./openai-tts.js";
-import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx-stt.js";
-import type { SpeechToText, TextToSpeech } from "./types.js";
-import { WebRtcVad } from "./vad.js";
+import { OpenAiStt } from "./openai/openai-stt.js";
+import { OpenAiTts } from "./openai/openai-tts.js";
+import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx/pocketsphinx-stt.js";
+import type { SpeechToText } from "./stt.js";
+import type { TextToSpeech } from "./tts.js";
+import { WebRtcVad } from "./webrtc/webrtc-vad.js";
 
 export interface SpeechKeys {
   sttApiKey?: string;

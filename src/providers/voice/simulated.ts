@@ -4,10 +4,10 @@ import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import { ProviderError } from "../llm/types.js";
 import { pcmToBytes } from "../speech/audio.js";
 import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
-import type { TextToSpeech } from "../speech/types.js";
+import type { TextToSpeech } from "../speech/tts.js";
 import { SimulatedCallee } from "./simulated-callee.js";
 import { simulatedCallerLines } from "./simulated-caller.js";
-import { isSpeechUnavailable, type SpeechCalls } from "./speech-calls.js";
+import { isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
 import type {
   CallEventSink,
   PhoneCallRequest,

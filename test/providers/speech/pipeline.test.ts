@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import pino from "pino";
 import { FRAME_MS, framesOf } from "../../../src/providers/speech/audio.js";
-import { EspeakPool, EspeakTts } from "../../../src/providers/speech/espeak-tts.js";
+import { EspeakPool, EspeakTts } from "../../../src/providers/speech/espeak/espeak-tts.js";
 import { CallRecorder } from "../../../src/providers/speech/pipeline/call-recorder.js";
 import type { AudioTransport, PipelineNotice } from "../../../src/providers/speech/pipeline/transport.js";
 import { VoicePipeline } from "../../../src/providers/speech/pipeline/voice-pipeline.js";
-import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
-import { defaultTurnOptions } from "../../../src/providers/speech/turn-detector.js";
-import { WebRtcVad } from "../../../src/providers/speech/vad.js";
+import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { defaultTurnOptions } from "../../../src/providers/speech/pipeline/turn-detector.js";
+import { WebRtcVad } from "../../../src/providers/speech/webrtc/webrtc-vad.js";
 import type { TranscriptItem, VoiceAgent } from "../../../src/providers/voice/types.js";
 import { concatSamples, espeakCli, silence } from "../../support/speech-audio.js";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SpeechProviderError, SpeechUnavailableError } from "../../../src/providers/speech/errors.js";
-import { OpenAiStt } from "../../../src/providers/speech/openai-stt.js";
-import { checkPocketsphinx, PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
-import type { SpeechToText } from "../../../src/providers/speech/types.js";
+import { OpenAiStt } from "../../../src/providers/speech/openai/openai-stt.js";
+import { checkPocketsphinx, PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import type { SpeechToText } from "../../../src/providers/speech/stt.js";
 import { startFakeOpenAiSpeech, type FakeSpeechServer } from "../../support/fake-speech-servers.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../../support/speech-audio.js";
 
@@ -57,7 +57,7 @@ describe("speech-to-text failures", () => {
     assert.deepEqual(last?.fields, { model: "whisper-1", language: "en", response_format: "json" });
     const { default: OpenAI, toFile } = await import("openai");
     const client = new OpenAI({ apiKey: server.apiKey, baseURL: server.baseUrl });
-    const { encodeWav } = await import("../../../src/providers/voice/wav.js");
+    const { encodeWav } = await import("../../../src/providers/speech/audio.js");
     const result = await client.audio.transcriptions.create({ file: await toFile(encodeWav(speech), "turn.wav"), model: "whisper-1" });
     assert.ok(wordsOf(result.text).includes("opening"));
   });

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { durationMs, toPipelineRate } from "../../../src/providers/speech/audio.js";
-import { EspeakPool, EspeakTts } from "../../../src/providers/speech/espeak-tts.js";
+import { EspeakPool, EspeakTts } from "../../../src/providers/speech/espeak/espeak-tts.js";
 import { SpeechProviderError } from "../../../src/providers/speech/errors.js";
-import { OpenAiTts } from "../../../src/providers/speech/openai-tts.js";
-import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
-import type { TextToSpeech } from "../../../src/providers/speech/types.js";
+import { OpenAiTts } from "../../../src/providers/speech/openai/openai-tts.js";
+import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import type { TextToSpeech } from "../../../src/providers/speech/tts.js";
 import { startFakeOpenAiSpeech, type FakeSpeechServer } from "../../support/fake-speech-servers.js";
 import { wordsOf } from "../../support/speech-audio.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FRAME_MS, framesOf } from "../../../src/providers/speech/audio.js";
-import { TurnDetector, type TurnEvent } from "../../../src/providers/speech/turn-detector.js";
-import { WebRtcVad } from "../../../src/providers/speech/vad.js";
+import { TurnDetector, type TurnEvent } from "../../../src/providers/speech/pipeline/turn-detector.js";
+import { WebRtcVad } from "../../../src/providers/speech/webrtc/webrtc-vad.js";
 import { concatSamples, espeakCli, silence } from "../../support/speech-audio.js";
 
 function noise(ms: number, amplitude: number): Int16Array {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { resample } from "../../../src/providers/speech/audio.js";
-import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx-stt.js";
-import { decodeWav } from "../../../src/providers/voice/wav.js";
+import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { decodeWav } from "../../../src/providers/speech/audio.js";
 import { eventually } from "../../support/polling.js";
 import { wordsOf } from "../../support/speech-audio.js";
 import { acmeAgent } from "../../support/fixtures.js";

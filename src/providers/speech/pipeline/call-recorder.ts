@@ -1,7 +1,6 @@
-import { mixInto, PIPELINE_SAMPLE_RATE } from "../audio.js";
-import type { TranscriptEntry } from "../../voice/recording.js";
-import { encodeWav } from "../../voice/wav.js";
-import { alignWords, speechTokens } from "../../voice/word-timing.js";
+import { encodeWav, mixInto, PIPELINE_SAMPLE_RATE } from "../audio.js";
+import type { TranscriptEntry } from "../recording.js";
+import { alignWords, speechTokens } from "../word-timing.js";
 
 interface Placed {
   role: "agent" | "user";

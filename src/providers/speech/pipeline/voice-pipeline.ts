@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
 import { concatSamples, FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
-import type { SpeechToText, TextToSpeech } from "../types.js";
-import { TurnDetector, type TurnDetectorOptions } from "../turn-detector.js";
+import type { SpeechToText } from "../stt.js";
+import type { TextToSpeech } from "../tts.js";
 import type { VoiceActivityDetector } from "../vad.js";
+import { TurnDetector, type TurnDetectorOptions } from "./turn-detector.js";
 import type { TranscriptItem, VoiceAgent } from "../../voice/types.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { SentenceSplitter, spokenPart } from "./sentences.js";

@@ -1,6 +1,6 @@
 import type { AnalysisValue, CallAnalysis, UserSentiment } from "../../../domain/calls/call-analysis.js";
 import { isDisconnectionReason, type DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { TranscriptEntry } from "../recording.js";
+import type { TranscriptEntry } from "../../speech/recording.js";
 import { isRecord } from "../vendor-http.js";
 
 /**

@@ -1,4 +1,4 @@
-import { SpeechProviderError } from "./errors.js";
+import { SpeechProviderError } from "../errors.js";
 
 export interface OpenAiEndpoint {
   /** e.g. https://api.openai.com/v1 (no trailing slash needed). */

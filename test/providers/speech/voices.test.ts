@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
-import { EspeakSynthesizer } from "../../../src/providers/voice/espeak-synthesizer.js";
-import { createSpeechSynthesizer, type SpeechSynthesizer, type SynthesizedSpeech } from "../../../src/providers/voice/speech.js";
-import { ToneSynthesizer } from "../../../src/providers/voice/tone-synthesizer.js";
-import { alignWords, speechTokens } from "../../../src/providers/voice/word-timing.js";
+import { EspeakPool } from "../../../src/providers/speech/espeak/espeak-tts.js";
+import { createRecordingVoices, espeakRecordingVoices, type RecordingVoices, toneRecordingVoices } from "../../../src/providers/speech/recording-voices.js";
+import type { SpokenText } from "../../../src/providers/speech/tts.js";
+import { alignWords, speechTokens } from "../../../src/providers/speech/word-timing.js";
 
 const SENTENCE = "Hello there, how can I help you today? Our office opens at 9:30 on weekdays.";
 
@@ -13,15 +13,15 @@ function rms(samples: Int16Array): number {
   return Math.sqrt(energy / Math.max(1, samples.length));
 }
 
-function assertWellFormed(speech: SynthesizedSpeech, text: string): void {
+function assertWellFormed(speech: SpokenText, text: string): void {
   const duration = speech.samples.length / speech.sampleRate;
   assert.ok(rms(speech.samples) > 300, `audio is audible (RMS ${rms(speech.samples).toFixed(0)})`);
   assert.deepEqual(
-    speech.words.map((word) => word.word),
+    speech.words?.map((word) => word.word),
     speechTokens(text).map((token) => token.word),
   );
   let previousEnd = 0;
-  for (const word of speech.words) {
+  for (const word of speech.words ?? []) {
     assert.ok(word.start >= previousEnd, `${word.word} starts at ${word.start}, after the previous end ${previousEnd}`);
     assert.ok(word.end >= word.start, `${word.word} ends after it starts`);
     assert.ok(word.end <= duration, `${word.word} ends inside the clip`);
@@ -117,58 +117,59 @@ describe("word alignment", () => {
   });
 });
 
-describe("the vowel-tone synthesizer", () => {
-  const synthesizer = new ToneSynthesizer();
+describe("the vowel-tone voices", () => {
+  const synthesizer = toneRecordingVoices();
 
   test("it renders audible audio with one exact, ordered timing per word", async () => {
-    assertWellFormed(await synthesizer.synthesize(SENTENCE, "agent"), SENTENCE);
+    assertWellFormed(await synthesizer.agent.synthesize(SENTENCE), SENTENCE);
   });
 
   test("the agent and the user sound different and the same text renders the same samples", async () => {
-    const agent = await synthesizer.synthesize("Good morning", "agent");
-    const user = await synthesizer.synthesize("Good morning", "user");
+    const agent = await synthesizer.agent.synthesize("Good morning");
+    const user = await synthesizer.user.synthesize("Good morning");
     assert.notDeepEqual(agent.samples, user.samples);
-    assert.deepEqual((await synthesizer.synthesize("Good morning", "agent")).samples, agent.samples);
+    assert.deepEqual((await synthesizer.agent.synthesize("Good morning")).samples, agent.samples);
   });
 
   test("an empty text gives an empty clip", async () => {
-    const speech = await synthesizer.synthesize("", "user");
+    const speech = await synthesizer.user.synthesize("");
     assert.equal(speech.samples.length, 0);
     assert.deepEqual(speech.words, []);
   });
 });
 
-describe("the eSpeak NG synthesizer", async () => {
-  const espeak = await EspeakSynthesizer.start();
-  after(() => espeak?.close());
+describe("the eSpeak NG voices", async () => {
+  const pool = new EspeakPool(1);
+  const espeak = await pool.check().then(() => espeakRecordingVoices(pool), () => undefined);
+  after(() => pool.close());
   const skip = espeak ? false : "the optional espeak-ng package is not installed";
 
   test("it is what the factory picks when the package is installed", { skip }, async () => {
-    const chosen: SpeechSynthesizer = await createSpeechSynthesizer();
+    const chosen: RecordingVoices = await createRecordingVoices();
     assert.equal(chosen.name, "espeak-ng");
-    await chosen.close?.();
+    await chosen.close();
   });
 
   test("it speaks audibly with one ordered timing per word inside the clip", { skip }, async () => {
     assert.ok(espeak);
-    assertWellFormed(await espeak.synthesize(SENTENCE, "agent"), SENTENCE);
+    assertWellFormed(await espeak.agent.synthesize(SENTENCE), SENTENCE);
   });
 
   test("the agent and the user have different voices", { skip }, async () => {
     assert.ok(espeak);
-    const [agent, user] = await Promise.all([espeak.synthesize("Good morning", "agent"), espeak.synthesize("Good morning", "user")]);
+    const [agent, user] = await Promise.all([espeak.agent.synthesize("Good morning"), espeak.user.synthesize("Good morning")]);
     assert.notDeepEqual(agent.samples, user.samples);
     assertWellFormed(user, "Good morning");
   });
 
   test("a text that starts with a dash is spoken, not read as an option", { skip }, async () => {
     assert.ok(espeak);
-    assertWellFormed(await espeak.synthesize("-5 degrees outside", "user"), "-5 degrees outside");
+    assertWellFormed(await espeak.user.synthesize("-5 degrees outside"), "-5 degrees outside");
   });
 
   test("synthesis goes on after the synthesizer was closed, in a new worker", { skip }, async () => {
     assert.ok(espeak);
     await espeak.close();
-    assertWellFormed(await espeak.synthesize("Still here", "agent"), "Still here");
+    assertWellFormed(await espeak.agent.synthesize("Still here"), "Still here");
   });
 });

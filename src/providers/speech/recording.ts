@@ -1,6 +1,8 @@
-import type { Speaker } from "./speakers.js";
-import type { SpeechSynthesizer, WordTiming } from "./speech.js";
-import { encodeWav } from "./wav.js";
+import type { Speaker } from "../voice/speakers.js";
+import { encodeWav, resample } from "./audio.js";
+import type { RecordingVoices } from "./recording-voices.js";
+import type { WordTiming } from "./tts.js";
+import { alignWords, speechTokens } from "./word-timing.js";
 
 /** eSpeak NG's own rate, so that its clips go into the recording unchanged; other rates are resampled to it. */
 export const RECORDING_SAMPLE_RATE = 22050;
@@ -26,33 +28,20 @@ export interface RenderedRecording {
   transcriptObject: TranscriptEntry[];
 }
 
-/** Linear interpolation: plenty for speech that is only listened back to, and it keeps the clip's duration exact. */
-function resample(samples: Int16Array, from: number, to: number): Int16Array {
-  if (from === to) return samples;
-  const out = new Int16Array(Math.round((samples.length * to) / from));
-  for (let i = 0; i < out.length; i++) {
-    const position = (i * from) / to;
-    const left = Math.floor(position);
-    const a = samples[left] ?? 0;
-    const b = samples[left + 1] ?? a;
-    out[i] = Math.round(a + (b - a) * (position - left));
-  }
-  return out;
-}
-
 /**
- * Synthesizes each utterance in turn and lays it into one track at its start time. A clip that would overlap the one
- * before (the synthesized voice took longer than the live speaker did) starts when that one ends, and later clips
- * keep their own times only when those are later still: the track never has two voices at once and keeps its order.
+ * Synthesizes each utterance in turn, in its speaker's voice, and lays it into one track at its start time. A clip
+ * that would overlap the one before (the synthesized voice took longer than the live speaker did) starts when that
+ * one ends, and later clips keep their own times only when those are later still: the track never has two voices at
+ * once and keeps its order. A voice that reports no word timings gets them from `alignWords`.
  */
-export async function renderRecording(utterances: Utterance[], synthesizer: SpeechSynthesizer): Promise<RenderedRecording> {
+export async function renderRecording(utterances: Utterance[], voices: RecordingVoices): Promise<RenderedRecording> {
   const placed: { utterance: Utterance; offset: number; samples: Int16Array; words: WordTiming[] }[] = [];
   let cursor = 0;
   for (const utterance of utterances) {
-    const speech = await synthesizer.synthesize(utterance.content, utterance.role);
+    const speech = await voices[utterance.role].synthesize(utterance.content);
     const samples = resample(speech.samples, speech.sampleRate, RECORDING_SAMPLE_RATE);
     const offset = Math.max(cursor, Math.round(Math.max(0, utterance.startSeconds) * RECORDING_SAMPLE_RATE));
-    placed.push({ utterance, offset, samples, words: speech.words });
+    placed.push({ utterance, offset, samples, words: speech.words ?? alignWords(speech, speechTokens(utterance.content)) });
     cursor = offset + samples.length;
   }
 

@@ -1,6 +1,5 @@
-import type { Speaker } from "./speakers.js";
-import type { SpeechSynthesizer, SynthesizedSpeech, WordTiming } from "./speech.js";
-import { type PauseAfter, type SpeechToken, speechTokens } from "./word-timing.js";
+import type { SpokenText, TextToSpeech, WordTiming } from "../tts.js";
+import { type PauseAfter, type SpeechToken, speechTokens } from "../word-timing.js";
 
 const SAMPLE_RATE = 22050;
 const LEAD_IN_SECONDS = 0.05;
@@ -26,9 +25,12 @@ interface VoiceShape {
   syllableSeconds: number;
 }
 
-const VOICES: Record<Speaker, VoiceShape> = {
-  agent: { pitch: 115, syllableSeconds: 0.15 },
-  user: { pitch: 210, syllableSeconds: 0.13 },
+/** Two voices told apart by ear: a lower, slower one (a call's agent) and a higher, quicker one (its caller). */
+export type ToneVoice = "lower" | "higher";
+
+const VOICES: Record<ToneVoice, VoiceShape> = {
+  lower: { pitch: 115, syllableSeconds: 0.15 },
+  higher: { pitch: 210, syllableSeconds: 0.13 },
 };
 
 interface Syllable {
@@ -98,11 +100,13 @@ function noiseSource(seed: number): () => number {
  * where a consonant would be, with silences between words and longer ones at punctuation. So recordings have the
  * rhythm of the conversation and a voice per side, and the word timings are exact because they are where the tones are.
  */
-export class ToneSynthesizer implements SpeechSynthesizer {
+export class ToneTts implements TextToSpeech {
   readonly name = "vowel-tones";
 
-  async synthesize(text: string, voice: Speaker): Promise<SynthesizedSpeech> {
-    const shape = VOICES[voice];
+  constructor(private readonly voice: ToneVoice) {}
+
+  async synthesize(text: string): Promise<SpokenText & { words: WordTiming[] }> {
+    const shape = VOICES[this.voice];
     const tokens = speechTokens(text);
     const plan = tokens.map((token) => syllablesOf(token.word));
     const syllableCount = plan.reduce((sum, syllables) => sum + syllables.length, 0);

@@ -1,8 +1,8 @@
-import { EspeakSynthesizer } from "../voice/espeak-synthesizer.js";
-import type { PcmAudio } from "./audio.js";
-import { SpeechUnavailableError } from "./errors.js";
-import type { TextToSpeech } from "./types.js";
-
+import type { PcmAudio } from "../audio.js";
+import { SpeechUnavailableError } from "../errors.js";
+import type { SpokenText, TextToSpeech } from "../tts.js";
+import { alignWords, speechTokens } from "../word-timing.js";
+import { EspeakWorker } from "./espeak-worker.js";
 
 /**
  * A small pool of eSpeak NG workers (the npm `espeak-ng` WebAssembly build, an optional dependency: see
@@ -10,7 +10,7 @@ import type { TextToSpeech } from "./types.js";
  * over the pool; workers start on first use.
  */
 export class EspeakPool {
-  private readonly workers: (Promise<EspeakSynthesizer> | undefined)[];
+  private readonly workers: (Promise<EspeakWorker> | undefined)[];
   private readonly busy: number[];
 
   constructor(size = 2) {
@@ -39,10 +39,10 @@ export class EspeakPool {
     await Promise.all(workers.map(async (worker) => (await worker?.catch(() => undefined))?.close()));
   }
 
-  private worker(index: number): Promise<EspeakSynthesizer> {
+  private worker(index: number): Promise<EspeakWorker> {
     let worker = this.workers[index];
     if (!worker) {
-      worker = EspeakSynthesizer.start().then((started) => {
+      worker = EspeakWorker.start().then((started) => {
         if (!started) throw new SpeechUnavailableError("tts", "eSpeak NG is not installed: the optional npm package espeak-ng is missing (npm install without --omit=optional)");
         return started;
       });
@@ -55,6 +55,16 @@ export class EspeakPool {
   }
 }
 
+export interface EspeakVoiceOptions {
+  /** eSpeak's pitch, 0–99 (50 by default). */
+  pitch?: number;
+  wordsPerMinute?: number;
+  /** eSpeak's `-g`: extra silence between words, in units of 10 ms, which helps `alignWords` find the boundaries. */
+  wordGap?: number;
+  /** Word timings with the audio, estimated by `alignWords` (eSpeak NG's command line reports none). */
+  wordTimings?: boolean;
+}
+
 /** eSpeak NG as a TextToSpeech: `voice` as eSpeak names it, at 150 words a minute, which recognizers follow best. */
 export class EspeakTts implements TextToSpeech {
   readonly name = "espeak";
@@ -63,13 +73,15 @@ export class EspeakTts implements TextToSpeech {
   constructor(
     private readonly pool: EspeakPool,
     voice = "en-us",
-    options: { pitch?: number; wordsPerMinute?: number } = {},
+    private readonly options: EspeakVoiceOptions = {},
   ) {
     this.args = ["-v", voice, "-p", String(options.pitch ?? 50), "-s", String(options.wordsPerMinute ?? 150)];
+    if (options.wordGap !== undefined) this.args.push("-g", String(options.wordGap));
   }
 
-  async synthesize(text: string, signal?: AbortSignal): Promise<PcmAudio> {
+  async synthesize(text: string, signal?: AbortSignal): Promise<SpokenText> {
     signal?.throwIfAborted();
-    return this.pool.speak(text, this.args);
+    const audio = await this.pool.speak(text, this.args);
+    return this.options.wordTimings ? { ...audio, words: alignWords(audio, speechTokens(text)) } : audio;
   }
 }

@@ -1,8 +1,7 @@
-import { PIPELINE_SAMPLE_RATE } from "./audio.js";
-import { SpeechProviderError } from "./errors.js";
+import { encodeWav, PIPELINE_SAMPLE_RATE } from "../audio.js";
+import { SpeechProviderError } from "../errors.js";
 import { callOpenAi, type OpenAiEndpoint } from "./openai-http.js";
-import type { SpeechToText } from "./types.js";
-import { encodeWav } from "../voice/wav.js";
+import type { SpeechToText } from "../stt.js";
 
 /**
  * Any OpenAI-compatible `POST {base_url}/audio/transcriptions` (OpenAI, Groq, faster-whisper servers, LocalAI):

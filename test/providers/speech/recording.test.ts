@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { RECORDING_SAMPLE_RATE, renderRecording, type Utterance } from "../../../src/providers/voice/recording.js";
+import { RECORDING_SAMPLE_RATE, renderRecording, type Utterance } from "../../../src/providers/speech/recording.js";
+import { type RecordingVoices, toneRecordingVoices } from "../../../src/providers/speech/recording-voices.js";
+import type { SpokenText, TextToSpeech } from "../../../src/providers/speech/tts.js";
 import type { Speaker } from "../../../src/providers/voice/speakers.js";
-import type { SpeechSynthesizer, SynthesizedSpeech } from "../../../src/providers/voice/speech.js";
-import { ToneSynthesizer } from "../../../src/providers/voice/tone-synthesizer.js";
 
 interface ParsedWav {
   format: number;
@@ -39,13 +39,19 @@ function parseWav(wav: Buffer): ParsedWav {
 }
 
 /** Every utterance is one second of a constant level per speaker, at 8 kHz, with one word per half second. */
-class FixedSynthesizer implements SpeechSynthesizer {
+class FixedVoice implements TextToSpeech {
   readonly name = "fixed";
-  async synthesize(text: string, voice: Speaker): Promise<SynthesizedSpeech> {
+  constructor(private readonly voice: Speaker) {}
+  async synthesize(text: string): Promise<SpokenText> {
+    const voice = this.voice;
     const samples = new Int16Array(8000).fill(voice === "agent" ? 1000 : -1000);
     const words = text.split(" ").map((word, i) => ({ word, start: i * 0.5, end: i * 0.5 + 0.4 }));
     return { sampleRate: 8000, samples, words };
   }
+}
+
+function fixedVoices(): RecordingVoices {
+  return { name: "fixed", agent: new FixedVoice("agent"), user: new FixedVoice("user"), close: async () => undefined };
 }
 
 const CONVERSATION: Utterance[] = [
@@ -57,7 +63,7 @@ const CONVERSATION: Utterance[] = [
 
 describe("renderRecording", () => {
   test("the recording is a valid mono 16-bit PCM WAV whose duration matches its samples", async () => {
-    const recording = await renderRecording(CONVERSATION, new ToneSynthesizer());
+    const recording = await renderRecording(CONVERSATION, toneRecordingVoices());
     const wav = parseWav(recording.wav);
     assert.deepEqual(
       [wav.format, wav.channels, wav.sampleRate, wav.byteRate, wav.blockAlign, wav.bitsPerSample],
@@ -68,7 +74,7 @@ describe("renderRecording", () => {
   });
 
   test("transcript_object word times are monotonic, in milliseconds and inside the recording", async () => {
-    const recording = await renderRecording(CONVERSATION, new ToneSynthesizer());
+    const recording = await renderRecording(CONVERSATION, toneRecordingVoices());
     assert.deepEqual(
       recording.transcriptObject.map((entry) => [entry.role, entry.content]),
       CONVERSATION.map((utterance) => [utterance.role, utterance.content]),
@@ -94,7 +100,7 @@ describe("renderRecording", () => {
         { role: "user", content: "three four", startSeconds: 0.25 },
         { role: "agent", content: "five", startSeconds: 5 },
       ],
-      new FixedSynthesizer(),
+      fixedVoices(),
     );
     assert.deepEqual(
       recording.transcriptObject.map((entry) => entry.words.map((word) => [word.word, word.start, word.end])),
@@ -117,13 +123,13 @@ describe("renderRecording", () => {
   });
 
   test("clips at another sample rate are resampled, keeping their duration", async () => {
-    const recording = await renderRecording([{ role: "user", content: "hello", startSeconds: 0 }], new FixedSynthesizer());
+    const recording = await renderRecording([{ role: "user", content: "hello", startSeconds: 0 }], fixedVoices());
     assert.equal(parseWav(recording.wav).samples.length, RECORDING_SAMPLE_RATE);
     assert.equal(recording.durationSeconds, 1);
   });
 
   test("no utterances give an empty but valid recording", async () => {
-    const recording = await renderRecording([], new ToneSynthesizer());
+    const recording = await renderRecording([], toneRecordingVoices());
     assert.equal(parseWav(recording.wav).samples.length, 0);
     assert.equal(recording.durationSeconds, 0);
     assert.deepEqual(recording.transcriptObject, []);

@@ -1,5 +1,5 @@
-import type { WordTiming } from "./speech.js";
-import type { PcmAudio } from "./wav.js";
+import type { PcmAudio } from "./audio.js";
+import type { WordTiming } from "./tts.js";
 
 /** What a speaker does after a word: run on into the next, pause briefly (, ; : –) or pause at a sentence end. */
 export type PauseAfter = "word" | "clause" | "sentence";

@@ -1,8 +1,7 @@
-import type { PcmAudio } from "./audio.js";
-import { SpeechProviderError } from "./errors.js";
+import { decodeWav } from "../audio.js";
+import { SpeechProviderError } from "../errors.js";
 import { callOpenAi, type OpenAiEndpoint } from "./openai-http.js";
-import type { TextToSpeech } from "./types.js";
-import { decodeWav } from "../voice/wav.js";
+import type { SpokenText, TextToSpeech } from "../tts.js";
 
 /**
  * Any OpenAI-compatible `POST {base_url}/audio/speech`: JSON `{model, input, voice, response_format: "wav"}`, the
@@ -17,7 +16,7 @@ export class OpenAiTts implements TextToSpeech {
     private readonly voice: string,
   ) {}
 
-  async synthesize(text: string, signal?: AbortSignal): Promise<PcmAudio> {
+  async synthesize(text: string, signal?: AbortSignal): Promise<SpokenText> {
     const body = JSON.stringify({ model: this.endpoint.model, input: text, voice: this.voice, response_format: "wav" });
     const response = await callOpenAi(this.endpoint, "/audio/speech", { body, json: true }, signal);
     const bytes = new Uint8Array(await response.arrayBuffer());

@@ -1,15 +1,16 @@
 import type { Logger } from "pino";
-import type { CallMedia } from "../../domain/calls/call-lifecycle.js";
-import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import type { SpeechEngines } from "../speech/engines.js";
-import { ProviderError } from "../llm/types.js";
-import { SpeechUnavailableError } from "../speech/errors.js";
-import { CallRecorder } from "../speech/pipeline/call-recorder.js";
-import type { AudioTransport } from "../speech/pipeline/transport.js";
-import { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
-import { defaultTurnOptions } from "../speech/turn-detector.js";
-import { WebRtcVad, type VoiceActivityDetector } from "../speech/vad.js";
-import type { ProviderCall } from "./types.js";
+import type { CallMedia } from "../../../domain/calls/call-lifecycle.js";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import { ProviderError } from "../../llm/types.js";
+import type { ProviderCall } from "../../voice/types.js";
+import type { SpeechEngines } from "../engines.js";
+import { SpeechUnavailableError } from "../errors.js";
+import type { VoiceActivityDetector } from "../vad.js";
+import { WebRtcVad } from "../webrtc/webrtc-vad.js";
+import { CallRecorder } from "./call-recorder.js";
+import type { AudioTransport } from "./transport.js";
+import { defaultTurnOptions } from "./turn-detector.js";
+import { VoicePipeline } from "./voice-pipeline.js";
 
 export interface SpeechCallsOptions {
   engines: SpeechEngines;

@@ -1,23 +1,11 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Speaker } from "./speakers.js";
-import type { SpeechSynthesizer, SynthesizedSpeech } from "./speech.js";
-import { decodeWav, type PcmAudio } from "./wav.js";
-import { alignWords, speechTokens } from "./word-timing.js";
+import { decodeWav, type PcmAudio } from "../audio.js";
+import { speechTokens } from "../word-timing.js";
 
 /** eSpeak NG writes 22.05 kHz; an empty text gets an empty clip at the same rate. */
 const ESPEAK_SAMPLE_RATE = 22050;
-
-/**
- * Two voices that are told apart by ear: a lower male variant for the agent, a higher female one for the caller.
- * `-g 3` puts 30 ms of silence between words, little enough to sound natural and enough for the word-timing
- * alignment to find most boundaries (see `alignWords`).
- */
-const VOICE_ARGUMENTS: Record<Speaker, string[]> = {
-  agent: ["-v", "en-us+m3", "-p", "40", "-s", "165", "-g", "3"],
-  user: ["-v", "en-us+f3", "-p", "60", "-s", "175", "-g", "3"],
-};
 
 /**
  * The worker's code, plain JavaScript evaluated by `new Worker(..., { eval: true })`, because a worker cannot load a
@@ -95,8 +83,7 @@ function parseMessage(message: unknown): WorkerMessage | undefined {
  * eSpeak NG (GPL-3.0, an optional dependency) run in a worker thread. The worker is started on first use, kept for
  * later texts, does not keep the process alive while idle, and is started again if it dies.
  */
-export class EspeakSynthesizer implements SpeechSynthesizer {
-  readonly name = "espeak-ng";
+export class EspeakWorker {
   private worker: Worker | undefined;
   private starting: Promise<Worker> | undefined;
   private readonly jobs = new Map<number, Job>();
@@ -104,29 +91,22 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
 
   private constructor(private readonly moduleUrl: string) {}
 
-  /** A running synthesizer, or undefined when the package is not installed or does not run here. */
-  static async start(): Promise<EspeakSynthesizer | undefined> {
+  /** A running worker, or undefined when the package is not installed or does not run here. */
+  static async start(): Promise<EspeakWorker | undefined> {
     let moduleUrl: string;
     try {
       moduleUrl = pathToFileURL(createRequire(import.meta.url).resolve("espeak-ng")).href;
     } catch {
       return undefined;
     }
-    const synthesizer = new EspeakSynthesizer(moduleUrl);
+    const worker = new EspeakWorker(moduleUrl);
     try {
-      await synthesizer.ready();
-      return synthesizer;
+      await worker.ready();
+      return worker;
     } catch {
-      await synthesizer.close();
+      await worker.close();
       return undefined;
     }
-  }
-
-  async synthesize(text: string, voice: Speaker): Promise<SynthesizedSpeech> {
-    const tokens = speechTokens(text);
-    if (tokens.length === 0) return { sampleRate: ESPEAK_SAMPLE_RATE, samples: new Int16Array(0), words: [] };
-    const audio = await this.speak(text, VOICE_ARGUMENTS[voice]);
-    return { ...audio, words: alignWords(audio, tokens) };
   }
 
   /** The text spoken with eSpeak NG's command-line `arguments` (voice, pitch, speed), without word timings. */
@@ -148,7 +128,7 @@ export class EspeakSynthesizer implements SpeechSynthesizer {
 
   async close(): Promise<void> {
     const worker = this.worker;
-    this.stopped(new Error("the eSpeak NG synthesizer was closed"));
+    this.stopped(new Error("the eSpeak NG worker was closed"));
     await worker?.terminate();
   }
 

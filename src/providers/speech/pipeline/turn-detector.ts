@@ -1,5 +1,5 @@
-import { concatSamples, FRAME_MS } from "./audio.js";
-import type { VoiceActivityDetector } from "./vad.js";
+import { concatSamples, FRAME_MS } from "../audio.js";
+import type { VoiceActivityDetector } from "../vad.js";
 
 export interface TurnDetectorOptions {
   /** Silence after speech that ends the turn. */

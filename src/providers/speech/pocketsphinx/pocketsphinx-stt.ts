@@ -4,9 +4,9 @@ import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { pcmToBytes } from "./audio.js";
-import { SpeechUnavailableError } from "./errors.js";
-import type { SpeechToText } from "./types.js";
+import { pcmToBytes } from "../audio.js";
+import { SpeechUnavailableError } from "../errors.js";
+import type { SpeechToText } from "../stt.js";
 
 const BATCH_PROGRAM = "pocketsphinx_batch";
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
