@@ -1,7 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { resample } from "../../src/providers/speech/audio.js";
-import { decodeWav, type PcmAudio } from "../../src/providers/speech/audio.js";
+import { decodeWav, type PcmAudio, resample } from "../../src/providers/speech/audio.js";
 
 export { concatSamples } from "../../src/providers/speech/audio.js";
 
