@@ -36,7 +36,7 @@ export interface Config {
   httpTimeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
   /** How long a cached page or key may be served at most: the bound on staleness should a notification be lost. */
   cacheMaxAgeMs: number;
-  /** How often each instance moves newly stored messages into the trigram search index (migration 010). */
+  /** How often each instance merges the trigram search index's pending list into the index (store/search-index-merger.ts). */
   searchIndexIntervalMs: number;
   voice: VoiceSettings;
 }

@@ -67,7 +67,7 @@ async function notify(target: SqlRunner, notifications: [string, string][]): Pro
 
 /**
  * One turn in the steady state, where the API key, thread and project come from Parley's caches: the turn's two
- * statements (see src/store/migrations/004_turn_functions.sql) and one notification statement for both (Parley
+ * statements (see src/store/functions/parley_open_turn.sql and parley_close_turn.sql) and one notification statement for both (Parley
  * sends those of a millisecond together: the built-in agent answers within it; under load they are fewer still).
  */
 export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {

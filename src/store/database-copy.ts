@@ -190,7 +190,7 @@ export async function copyDatabase(source: Db, target: Db, options: CopyOptions 
     throw new CopyRefused(`the schemas differ: source has migrations ${sourceMigrations.join(", ")}; target ${targetMigrations.join(", ")}`);
   }
   await canonicalize(source, false);
-  const tables = await tablesOf(source, "public", ["schema_migrations"]);
+  const tables = await tablesOf(source, "public", ["schema_migrations", "schema_functions"]);
   const withJobs = await schemaExists(source, jobSchema);
   const jobSourceTables = withJobs ? (await tablesOf(source, jobSchema, [])).filter((table) => jobTables.includes(table.name)) : [];
   const totals = new Map<TableSpec, number>();

@@ -23,7 +23,7 @@ export class MessagesStore {
   }
 
   /**
-   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first: `parley_message_page` (migration 015),
+   * Up to `limit` messages with seq ≤ `atMost` (or the latest), newest first: `parley_message_page` (store/functions/),
    * which runs on plans kept for the connection (as a prepared statement it was planned again at every read of a long
    * thread), and gives the conversation's end only where the conversation changes from the newer message's.
    */
@@ -35,7 +35,7 @@ export class MessagesStore {
     return copyRunEnds(rows);
   }
 
-  /** Up to `limit` messages with seq > `after`, oldest first: `parley_message_page_after` (migration 015), as above. */
+  /** Up to `limit` messages with seq > `after`, oldest first: `parley_message_page_after` (store/functions/), as above. */
   async newerThan(threadId: string, after: number, limit: number): Promise<MessageRecord[]> {
     const rows = await this.db.query<MessageRecord>(
       "SELECT id, seq, conversation_id, role, content, extras, created_at, conversation_ended_at FROM parley_message_page_after($1, $2, $3)",

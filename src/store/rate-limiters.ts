@@ -6,7 +6,7 @@ import type { RateDecision, RateLimiter } from "../domain/access/rate-limits.js"
 /** Where the counters live: this process, a PostgreSQL shared by instances, or Redis. */
 export type RateLimitBackend = { kind: "memory" } | { kind: "postgres"; connectionString: string } | { kind: "redis"; url: string };
 
-/** Table of migration 007, in rate-limiter-flexible's own layout. */
+/** The table of migration 007_rate_limits, in rate-limiter-flexible's own layout. */
 const postgresTable = "rate_limits";
 
 /**

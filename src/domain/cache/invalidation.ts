@@ -3,7 +3,7 @@ import type { Db } from "../shared/database.js";
 import { threadEventsChannel } from "../events/events-repository.js";
 import { TaggedCache } from "./tagged-cache.js";
 
-/** Channel of the NOTIFYs sent by the triggers of migration 005: the payload is the tag of what changed. */
+/** Channel of the NOTIFYs sent by the cache triggers (store/functions/parley_notify_changed_*.sql): the tag of what changed. */
 export const cacheChannel = "parley_cache";
 
 export const changeTags = {

@@ -8,9 +8,10 @@ export interface OpenedTurn {
 }
 
 /**
- * The writes of one chat turn as two statements (the functions of migration 004): `open` before the model is called,
- * `close` after. Each is one round trip and one transaction, so that a turn costs the database two commits; the
- * events they append (and a released lease) are announced once each statement has returned.
+ * The writes of one chat turn as two statements (the SQL functions `parley_open_turn` and `parley_close_turn`, each in
+ * its file in src/store/functions/): `open` before the model is called, `close` after. Each is one round trip and
+ * one transaction, so that a turn costs the database two commits; the events they append (and a released lease)
+ * are announced once each statement has returned.
  */
 export interface TurnsRepository {
   /**

@@ -1,4 +1,4 @@
--- Push invalidation of the in-memory caches of every instance (src/domain/invalidation.ts). Triggers send the
+-- Push invalidation of the in-memory caches of every instance (src/domain/cache/invalidation.ts). Triggers send the
 -- NOTIFYs, so that no write path can forget one; the payload is the tag of what changed: `thread:<id>`,
 -- `organization:<id>` or `api_key:<id>`. PostgreSQL sends them on commit, once per distinct payload per transaction.
 -- Only columns that change what a cache shows fire: the lease columns of a thread row (updated by every chat turn,
