@@ -8,7 +8,8 @@ import { LiveSockets } from "./providers/voice/live-sockets.js";
 import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
 import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js";
-import { SimulatedVoiceProvider } from "./providers/voice/simulated.js";
+import { SimulatedVoiceProvider } from "./providers/voice/simulated/simulated-provider.js";
+import type { CallEventSink } from "./providers/voice/types.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createRecordingVoices } from "./providers/speech/recording-voices.js";
@@ -107,7 +108,17 @@ export function createVoice(deps: VoiceDeps): Voice {
     ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
   });
   lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
-  const simulated = new SimulatedVoiceProvider(lifecycle, {
+  // The calls this process carries report their connection through here, so that the supervisor holds their length limit.
+  const carriedSink: CallEventSink = {
+    connected: async (callId, startedAt) => {
+      const connected = await lifecycle.connected(callId, startedAt);
+      if (connected) await supervisor.limitLength(callId).catch((error: unknown) => log.warn({ err: error, callId }, "arming a call's length limit failed"));
+      return connected;
+    },
+    ended: (callId, reason) => lifecycle.ended(callId, reason),
+    webCallReady: (callId, accessToken) => lifecycle.webCallReady(callId, accessToken),
+  };
+  const simulated = new SimulatedVoiceProvider(carriedSink, {
     log,
     speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
     ...(settings.speechMode === "audio"
@@ -162,6 +173,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     heartbeatMs: settings.heartbeatMs,
     staleAfterMs: settings.staleAfterMs,
     log,
+    maxCallSeconds: async (call) => (await deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id)).config.voice.max_call_seconds,
   });
   // A key of its own, derived from the JWT secret, so that every instance signs recording URLs alike.
   const signingKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley recording URLs").digest("hex");

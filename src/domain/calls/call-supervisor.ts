@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { VoiceProvider } from "../../providers/voice/types.js";
-import { callEndedChannel, type CallsRepository } from "./calls-repository.js";
+import { callEndedChannel, type CallRecord, type CallsRepository } from "./calls-repository.js";
 import type { Db } from "../shared/database.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
@@ -10,6 +10,8 @@ export interface CallSupervisorOptions {
   heartbeatMs: number;
   staleAfterMs: number;
   log: Logger;
+  /** The call's `voice.max_call_seconds`, from the configuration version it was created with. */
+  maxCallSeconds(call: CallRecord): Promise<number>;
 }
 
 function isReason(value: string): value is DisconnectionReason {
@@ -23,12 +25,13 @@ function isReason(value: string): value is DisconnectionReason {
  * instance, also one that ran on PGlite before a restart) ends as `error_instance_lost`, and a web call whose client
  * missed its join deadline as `error_user_not_joined`. The sweep's transitions are conditional like all others, so
  * several instances sweeping at once end each call once. It also hangs up, on this instance, the calls that other
- * instances ended (a DELETE served elsewhere).
+ * instances ended (a DELETE served elsewhere), and it holds the one timer of a call's maximum length.
  */
 export class CallSupervisor {
   private timer: NodeJS.Timeout | undefined;
   private beat: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
+  private readonly lengthLimits = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly db: Db,
@@ -36,7 +39,28 @@ export class CallSupervisor {
     private readonly lifecycle: CallLifecycle,
     private readonly provider: VoiceProvider,
     private readonly options: CallSupervisorOptions,
-  ) {}
+  ) {
+    lifecycle.onFinished((callId) => {
+      clearTimeout(this.lengthLimits.get(callId));
+      this.lengthLimits.delete(callId);
+    });
+  }
+
+  /**
+   * Ends the connected call as `max_duration_reached` once `voice.max_call_seconds` have passed since it started,
+   * on this instance, which carries it; told by whoever reports the call connected.
+   */
+  async limitLength(callId: string): Promise<void> {
+    const call = await this.calls.findById(callId);
+    if (!call?.started_at || call.status !== "ongoing" || this.lengthLimits.has(callId)) return;
+    const remainingMs = call.started_at.getTime() + (await this.options.maxCallSeconds(call)) * 1000 - Date.now();
+    const timer = setTimeout(() => {
+      this.lengthLimits.delete(callId);
+      this.lifecycle.finish(callId, "max_duration_reached").catch((error: unknown) => this.options.log.warn({ err: error, callId }, "ending a call at its maximum length failed"));
+    }, Math.max(0, remainingMs));
+    timer.unref();
+    this.lengthLimits.set(callId, timer);
+  }
 
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(callEndedChannel, (payload) => {
@@ -54,6 +78,8 @@ export class CallSupervisor {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    for (const timer of this.lengthLimits.values()) clearTimeout(timer);
+    this.lengthLimits.clear();
     await this.beat;
     await this.unlisten?.();
   }

@@ -1,4 +1,4 @@
-import type { ProjectConfig } from "../../domain/projects/project-config.js";
+import type { ProjectConfig } from "../../../domain/projects/project-config.js";
 
 const opening = "Hello?";
 const closing = "Thanks, that's all I needed. Goodbye.";

@@ -1,6 +1,6 @@
-import { FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../speech/audio.js";
-import type { AudioTransport, PipelineNotice } from "../speech/pipeline/transport.js";
-import type { TextToSpeech } from "../speech/tts.js";
+import { FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../../speech/audio.js";
+import type { AudioTransport, PipelineNotice } from "../../speech/pipeline/transport.js";
+import type { TextToSpeech } from "../../speech/tts.js";
 
 export interface SimulatedCalleeOptions {
   lines: string[];

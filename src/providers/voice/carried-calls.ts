@@ -1,0 +1,100 @@
+import type { Logger } from "pino";
+import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import { ProviderError } from "../llm/types.js";
+import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
+import { isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
+import type { AudioTransport } from "../speech/pipeline/transport.js";
+import type { CallEventSink, ProviderCall, TranscriptItem, WebCallClient } from "./types.js";
+
+/** A call whose live part runs in this process: what stops it, and the web client's socket once one joined. */
+export interface Carried {
+  controller: AbortController;
+  client?: WebCallClient;
+}
+
+/** Resolves true after `ms`, or false as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The calls this process carries itself (the simulated callee's, the web clients'), shared by the simulated provider
+ * and the web-call transport: each call's abort controller and client, and how a failing stage ends a call.
+ */
+export class CarriedCalls {
+  private readonly carried = new Map<string, Carried>();
+
+  constructor(
+    readonly sink: CallEventSink,
+    readonly log: Logger,
+  ) {}
+
+  carry(callId: string): Carried {
+    const carried: Carried = { controller: new AbortController() };
+    this.carried.set(callId, carried);
+    return carried;
+  }
+
+  get(callId: string): Carried | undefined {
+    return this.carried.get(callId);
+  }
+
+  all(): [string, Carried][] {
+    return [...this.carried];
+  }
+
+  release(callId: string, carried: Carried): void {
+    carried.controller.abort();
+    if (this.carried.get(callId) === carried) this.carried.delete(callId);
+  }
+
+  fail(callId: string, reason: DisconnectionReason, error: unknown): void {
+    this.log.error({ err: error, callId }, "a simulated call failed");
+    this.sink.ended(callId, reason).catch(() => undefined);
+  }
+
+  /** The agent's answer; a failing agent ends the call, since a caller cannot be left waiting in silence. */
+  async reply(request: ProviderCall, transcript: TranscriptItem[], signal: AbortSignal, onDelta?: (text: string) => void): Promise<string | undefined> {
+    try {
+      return await request.agent.respond(transcript, onDelta, signal);
+    } catch (error) {
+      if (signal.aborted) return undefined;
+      this.log.warn({ err: error, callId: request.callId }, "the agent failed during a call");
+      // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
+      await this.sink.ended(request.callId, error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
+      return undefined;
+    }
+  }
+
+  /** The call's speech pipeline; a missing engine ends the call as `error_speech_unavailable`. */
+  async startPipeline(request: ProviderCall, transport: AudioTransport, speech: SpeechCalls, carried: Carried, connectedAt: number): Promise<VoicePipeline | undefined> {
+    try {
+      return await speech.start(
+        request,
+        transport,
+        (reason) => {
+          carried.controller.abort();
+          this.sink.ended(request.callId, reason).catch((error: unknown) => this.log.warn({ err: error, callId: request.callId }, "ending a call failed"));
+        },
+        connectedAt,
+      );
+    } catch (error) {
+      if (!isSpeechUnavailable(error)) throw error;
+      this.log.error({ callId: request.callId, detail: error.message }, "a call's speech engine is not available");
+      carried.client?.send({ type: "error", detail: error.message });
+      await this.sink.ended(request.callId, "error_speech_unavailable");
+      return undefined;
+    }
+  }
+}

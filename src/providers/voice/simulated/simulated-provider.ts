@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
+import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
+import type { TextToSpeech } from "../../speech/tts.js";
+import { type Carried, CarriedCalls, sleep } from "../carried-calls.js";
+import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../types.js";
+import { WebCallTransport } from "../web/web-call-transport.js";
+import { SimulatedCallee } from "./simulated-callee.js";
+import { simulatedCallerLines } from "./simulated-caller.js";
+
+export interface SimulatedProviderOptions {
+  /** The agent's reply as a WAV clip, for web clients that asked for audio (text-only mode). */
+  speak(text: string): Promise<Buffer>;
+  log: Logger;
+  /**
+   * Real audio: calls run through the speech pipeline, the simulated callee speaking with `calleeVoice`. Without
+   * it (the fast text-only mode, `SPEECH_MODE=text`) lines and replies are exchanged as text.
+   */
+  audio?: { speech: SpeechCalls; calleeVoice(): TextToSpeech };
+}
+
+/**
+ * The embedded voice provider: no network, no telephony. A phone call rings for `ring_ms`, then the simulated callee
+ * says its lines `turn_ms` apart, the agent answering each, and hangs up after its last line. A web call is ready
+ * after `ring_ms`; its client joins through the web-call transport. Calls live in this process, which is why the
+ * domain records which instance carries each one (see CallSupervisor, which also ends a call at its maximum length).
+ */
+export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
+  readonly name = "simulated";
+  private readonly calls: CarriedCalls;
+  private readonly web: WebCallTransport;
+
+  constructor(
+    private readonly sink: CallEventSink,
+    private readonly options: SimulatedProviderOptions,
+  ) {
+    this.calls = new CarriedCalls(sink, options.log);
+    this.web = new WebCallTransport(this.calls, { speak: options.speak, ...(options.audio ? { speech: options.audio.speech } : {}) });
+  }
+
+  async createPhoneCall(request: PhoneCallRequest): Promise<void> {
+    const carried = this.calls.carry(request.callId);
+    const audio = this.options.audio;
+    void (audio ? this.runAudioPhoneCall(request, carried, audio) : this.runPhoneCall(request, carried))
+      .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
+      .finally(() => this.calls.release(request.callId, carried));
+  }
+
+  async createWebCall(request: ProviderCall): Promise<void> {
+    const carried = this.calls.carry(request.callId);
+    void (async () => {
+      if (await sleep(request.config.voice.simulated.ring_ms, carried.controller.signal)) {
+        await this.sink.webCallReady(request.callId, randomBytes(24).toString("base64url"));
+      }
+    })()
+      .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
+      // Until its client joins, nobody carries a web call: the join may reach any instance.
+      .finally(() => this.calls.release(request.callId, carried));
+  }
+
+  join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection {
+    return this.web.join(request, client, options);
+  }
+
+  async endCall(callId: string, reason: DisconnectionReason): Promise<void> {
+    await this.options.audio?.speech.drop(callId);
+    const carried = this.calls.get(callId);
+    if (!carried) return;
+    this.calls.release(callId, carried);
+    carried.client?.send({ type: "call.ended", reason });
+    carried.client?.send({ type: "end", reason });
+    carried.client?.close(1000, "call ended");
+  }
+
+  async close(): Promise<void> {
+    for (const [callId, carried] of this.calls.all()) {
+      this.calls.release(callId, carried);
+      await this.options.audio?.speech.drop(callId);
+      carried.client?.close(1001, "server shutting down");
+    }
+  }
+
+  /** A phone call with real audio: the simulated callee speaks, the pipeline hears it and speaks the agent's answers. */
+  private async runAudioPhoneCall(request: PhoneCallRequest, carried: Carried, audio: NonNullable<SimulatedProviderOptions["audio"]>): Promise<void> {
+    const { signal } = carried.controller;
+    const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
+    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
+    const connectedAt = Date.now();
+    let pipeline: VoicePipeline | undefined;
+    const callee = new SimulatedCallee({
+      lines: simulatedCallerLines(request.config),
+      tts: audio.calleeVoice(),
+      turnMs,
+      hear: (frame) => pipeline?.hear(frame),
+      signal,
+    });
+    pipeline = await this.calls.startPipeline(request, callee, audio.speech, carried, connectedAt);
+    if (pipeline && (await callee.run())) await this.sink.ended(request.callId, "user_hangup");
+  }
+
+  private async runPhoneCall(request: PhoneCallRequest, carried: Carried): Promise<void> {
+    const { signal } = carried.controller;
+    const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
+    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
+    const lines = simulatedCallerLines(request.config);
+    const transcript: TranscriptItem[] = [];
+    for (const [index, line] of lines.entries()) {
+      if (!(await sleep(turnMs, signal))) return;
+      transcript.push({ role: "user", content: line });
+      if (index === lines.length - 1) {
+        if (await request.agent.hear(transcript)) await this.sink.ended(request.callId, "user_hangup");
+        return;
+      }
+      const reply = await this.calls.reply(request, transcript, signal);
+      if (reply === undefined) return;
+      transcript.push({ role: "agent", content: reply });
+    }
+    if (await sleep(turnMs, signal)) await this.sink.ended(request.callId, "user_hangup");
+  }
+}
