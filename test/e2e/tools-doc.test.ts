@@ -35,7 +35,7 @@ test("docs/tools.md's receiver, run as written, answers a request Parley signed 
   const file = new URL(`receiver-${process.pid}.mjs`, folder);
   await writeFile(file, block);
   const port = await freePort();
-  const child = spawn(process.execPath, [file.pathname], { env: { ...process.env, PARLEY_TOOL_SECRET: SECRET, PORT: String(port) }, stdio: "ignore" });
+  const child = spawn(process.execPath, [file.pathname], { env: { ...process.env, PARLEY_TOOL_SECRET: SECRET, RECEIVER_PORT: String(port) }, stdio: "ignore" });
   try {
     const body = JSON.stringify({ tool: "book_appointment", arguments: { day: "Tuesday" }, thread_id: "t", conversation_id: 1, message_id: "m", call: null, context: {} });
     const post = (signature: string) =>
