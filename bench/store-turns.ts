@@ -4,6 +4,7 @@
  * app.ts wires it (built-in agent, no HTTP), each against the same statements issued directly;
  * and the latest 20 messages of a 100,000-message thread through MessagesStore against a plain indexed query.
  */
+import { HttpToolTransport } from "../src/providers/tools/http-tool-transport.js";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
@@ -55,6 +56,8 @@ function chatService(context: BenchContext, db: Db, seeded: Seeded, invalidation
     (agent, apiKey) => createLlmProvider(agent, apiKey, { timeoutMs: 60_000 }),
     invalidations.cache<TurnSetup>(16 * 1024 * 1024, turnSetupSize),
     invalidations,
+    // The bench's projects have no tools: nothing is ever sent or announced.
+    { transport: new HttpToolTransport({ allowInternalNetworks: false }), announce: () => Promise.resolve() },
   );
 }
 

@@ -32,6 +32,7 @@ import { SimulationService } from "./domain/simulations/service.js";
 import { PostgresSimulationsStore } from "./store/simulations-store.js";
 import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
+import { HttpToolTransport } from "./providers/tools/http-tool-transport.js";
 import { MessagesStore } from "./store/messages-store.js";
 import { ConversationsStore } from "./store/conversations-store.js";
 import { UsageStore } from "./store/usage-store.js";
@@ -116,7 +117,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, {
+    transport: new HttpToolTransport({ allowInternalNetworks: config.toolsAllowPrivateNetworks }),
+    // The events service is made with the voice services below; a turn runs only once the app is built.
+    announce: async (threadId, payload) => {
+      await voice.events.publish(threadId, "tool.called", payload);
+    },
+  });
   const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);

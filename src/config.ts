@@ -38,6 +38,8 @@ export interface Config {
   cacheMaxAgeMs: number;
   /** How often each instance merges the trigram search index's pending list into the index (store/search-index-merger.ts). */
   searchIndexIntervalMs: number;
+  /** Whether the agent's tools may call receivers on loopback, private or link-local addresses (tests, trusted networks). */
+  toolsAllowPrivateNetworks: boolean;
   voice: VoiceSettings;
 }
 
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
     searchIndexIntervalMs: integer(env, "SEARCH_INDEX_INTERVAL_MS", 200, 10, 60_000),
     eventsRetentionHours: integer(env, "EVENTS_RETENTION_HOURS", 168, 0, 1_000_000),
+    toolsAllowPrivateNetworks: flag(env, "TOOLS_ALLOW_PRIVATE_NETWORKS"),
     httpTimeouts: {
       headersMs: integer(env, "HTTP_HEADERS_TIMEOUT_MS", 60_000, 100, 3_600_000),
       requestMs: integer(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000, 100, 3_600_000),

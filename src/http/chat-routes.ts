@@ -9,12 +9,25 @@ import { withErrors } from "./schemas.js";
 /** A type array rather than anyOf: the serializer of the chat's hot path keeps a plain check per field. */
 const OrNull = <T extends "string" | "integer">(type: T) => Type.Unsafe<T extends "string" ? string | null : number | null>({ type: [type, "null"] });
 
+export const ToolCallView = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    arguments: Type.Unknown({ description: "The arguments the model wrote, parsed (the text itself when it was not JSON)." }),
+    status: Type.Union([Type.Literal("ok"), Type.Literal("error"), Type.Literal("timeout")]),
+    result: Type.Unknown({ description: "The receiver's answer (JSON parsed, else text, first 16 KiB), or `{\"error\": \"…\"}`." }),
+    duration_ms: Type.Integer(),
+  },
+  { title: "ToolCall" },
+);
+
 export const ChatResponse = Type.Object({
   message: Type.String(),
   extras: Type.Object({
     user_message_id: OrNull("string"),
     conversation_id: OrNull("integer"),
     reply_message_id: OrNull("string"),
+    tool_calls: Type.Optional(Type.Array(ToolCallView, { description: "The tools the agent called in this turn; absent when none." })),
     simulation: Type.Optional({ ...SimulationExtras, description: "With `simulate` only; the three ids are then the last turn's, null in a dry run." }),
   }),
 });
@@ -22,7 +35,12 @@ export const ChatResponse = Type.Object({
 export function chatResponse(result: TurnResult) {
   return {
     message: result.message,
-    extras: { user_message_id: result.userMessageId ?? "", conversation_id: result.conversationId, reply_message_id: result.replyMessageId },
+    extras: {
+      user_message_id: result.userMessageId ?? "",
+      conversation_id: result.conversationId,
+      reply_message_id: result.replyMessageId,
+      ...(result.toolCalls.length > 0 ? { tool_calls: result.toolCalls } : {}),
+    },
   };
 }
 

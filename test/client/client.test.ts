@@ -4,8 +4,10 @@ import { createServer, connect, type Socket } from "node:net";
 import { before, test } from "node:test";
 import WebSocket from "ws";
 import {
-  AuthenticationError, NotFoundError, Parley, PermissionDeniedError, ValidationError, isEvent, type ProjectConfig, type ThreadEvent,
+  AuthenticationError, NotFoundError, Parley, PermissionDeniedError, ValidationError, isEvent, type ProjectConfig, type ThreadEvent, type ToolCall,
 } from "../../packages/client/src/index.js";
+import { startFakeOpenAi } from "../support/fake-llm-servers.js";
+import { startToolReceiver } from "../support/tool-receiver.js";
 import { clientSchemaPath, clientSchemaSource } from "../../scripts/client-schema.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, forEachDatabase } from "../support/harness.js";
@@ -163,6 +165,29 @@ forEachDatabase("the typed client", (h) => {
     assert.ok(tokens.length > 3);
     assert.deepEqual(tokens.map((token) => token.index), tokens.map((_, index) => index));
     assert.equal(tokens.map((token) => token.token).join(""), last.response.message);
+  });
+
+  test("a reply's tool calls are typed: the chat response carries them in extras.tool_calls", async () => {
+    const model = await startFakeOpenAi();
+    const secret = "client-tool-secret-0123456789";
+    const receiver = await startToolReceiver(secret);
+    try {
+      const parley = new Parley({ baseUrl, adminKey });
+      const organization = await parley.admin.createOrganization("Tools");
+      await parley.admin.createProject(organization.id, "support", {
+        agent: { provider: "openai", base_url: model.url, tools: [{ name: "get_order", url: `${receiver.url}/json` }], tool_secret: secret },
+      });
+      model.setBehaviour([{ toolCalls: [{ name: "get_order", arguments: {} }] }, { chunks: ["It shipped."] }]);
+      const client = new Parley({ baseUrl, credential: organization.api_key });
+      const { thread_id } = await client.threads.create();
+      const response = await client.chat.send({ thread_id, message: "Where is my order?", service_config_name: "support" });
+      const calls: ToolCall[] = response.extras.tool_calls ?? [];
+      assert.deepEqual(calls.map(({ name, status, result }) => ({ name, status, result })), [{ name: "get_order", status: "ok", result: { status: "shipped", tool: "get_order" } }]);
+      assert.equal(response.message, "It shipped.");
+    } finally {
+      await model.close();
+      await receiver.close();
+    }
   });
 
   test("cursors are async iterators over pages that visit each item once", async () => {

@@ -56,6 +56,10 @@ const expectations: Record<string, (run: DocRun, cwd: string) => Promise<void>> 
     const recording = await readFile(path.join(cwd, "call.wav"));
     assert.equal(recording.subarray(0, 4).toString(), "RIFF");
   },
+  "docs/tools.md": async (run) => {
+    assert.match(run.stdout, /^\{"tool":"book_appointment","booked":true,"day":"Tuesday"\}$/m);
+    assert.match(run.stdout, /^another secret: 401$/m);
+  },
   "packages/client/README.md": async (run) => {
     assert.match(run.stdout, /^reply: We are open Monday to Friday, 9 am to 5 pm\. id: \S+$/m);
     assert.match(run.stdout, /^streamed equals reply: true$/m);

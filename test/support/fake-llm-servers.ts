@@ -11,6 +11,10 @@
  * A behaviour array is a script: request n gets entry n, and the last entry repeats. A function instead answers each
  * request by what it asks (`server.setBehaviour((request) => …)`).
  *
+ * `toolCalls` makes the reply ask for those calls after its text (OpenAI `delta.tool_calls`, Anthropic `tool_use` blocks),
+ * their arguments streamed in pieces, or each call in one event with `toolCallsWhole`. Usage is reported as each
+ * vendor does (OpenAI only when the request asks for it with `stream_options.include_usage`).
+ *
  * An Anthropic request that forces a tool (`tool_choice: {type: "tool", name}`, how structured output is asked for)
  * gets the chunks as that tool call's `input_json_delta` pieces.
  */
@@ -40,8 +44,20 @@ export interface FakeBehaviour {
   hang?: boolean;
   /** Line ending of the SSE stream. Default "\n". */
   lineEnding?: "\n" | "\r\n";
+  /** Tool calls to ask for after the text; `arguments` is sent as written (a string) or as the object's JSON. */
+  toolCalls?: FakeToolCall[];
+  /** Send each tool call whole, in one event, rather than its arguments in pieces. */
+  toolCallsWhole?: boolean;
+  /** Tokens reported. Default: 10 in, 5 out. */
+  usage?: { input: number; output: number };
   /** Write every event in two halves a few milliseconds apart (split at a byte, so UTF-8 characters may be cut). */
   splitWrites?: boolean;
+}
+
+export interface FakeToolCall {
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
 }
 
 export interface CapturedRequest {
@@ -95,16 +111,15 @@ function openAiChunk(delta: Record<string, unknown>, finishReason: string | null
 /** The events around the text, per vendor: what opens the stream, what carries one chunk, and what ends it. */
 const protocols = {
   openai: {
-    opening: (): string[] => [`data: ${JSON.stringify(openAiChunk({ role: "assistant", content: "" }, null))}`, ": keep-alive"],
+    opening: (_inputTokens?: number): string[] => [`data: ${JSON.stringify(openAiChunk({ role: "assistant", content: "" }, null))}`, ": keep-alive"],
     text: (chunk: string): string => `data: ${JSON.stringify(openAiChunk({ content: chunk }, null))}`,
-    ending: (): string[] => [`data: ${JSON.stringify(openAiChunk({}, "stop"))}`, "data: [DONE]"],
     error: (message: string): string => `data: ${JSON.stringify({ error: { message, type: "server_error", code: null } })}`,
   },
   anthropic: {
-    opening: (): string[] => [
+    opening: (inputTokens = 10): string[] => [
       sse("message_start", {
         type: "message_start",
-        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: "fake-model", stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } },
+        message: { id: "msg_fake", type: "message", role: "assistant", content: [], model: "fake-model", stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
       }),
       sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
       sse("ping", { type: "ping" }),
@@ -114,11 +129,6 @@ const protocols = {
       sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_fake", name, input: {} } }),
     toolInput: (chunk: string): string =>
       sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: chunk } }),
-    ending: (): string[] => [
-      sse("content_block_stop", { type: "content_block_stop", index: 0 }),
-      sse("message_delta", { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 12 } }),
-      sse("message_stop", { type: "message_stop" }),
-    ],
     error: (message: string): string => sse("error", { type: "error", error: { type: "overloaded_error", message } }),
   },
 };
@@ -154,18 +164,76 @@ function forcedTool(json: unknown): string | undefined {
   return choice?.type === "tool" && typeof choice.name === "string" ? choice.name : undefined;
 }
 
-async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour, tool: string | undefined): Promise<void> {
+/** The arguments' JSON in three pieces (as vendors cut them, anywhere, even inside a string), or whole. */
+function argumentPieces(call: FakeToolCall, whole: boolean): string[] {
+  const json = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+  if (whole || json.length < 3) return [json];
+  const third = Math.ceil(json.length / 3);
+  return [json.slice(0, third), json.slice(third, 2 * third), json.slice(2 * third)];
+}
+
+function openAiToolCallEvents(calls: FakeToolCall[], whole: boolean): string[] {
+  const id = (call: FakeToolCall, index: number) => call.id ?? `call_fake_${index}`;
+  if (whole) {
+    const toolCalls = calls.map((call, index) => ({ index, id: id(call, index), type: "function", function: { name: call.name, arguments: argumentPieces(call, true)[0] } }));
+    return [`data: ${JSON.stringify(openAiChunk({ tool_calls: toolCalls }, null))}`];
+  }
+  return calls.flatMap((call, index) => [
+    `data: ${JSON.stringify(openAiChunk({ tool_calls: [{ index, id: id(call, index), type: "function", function: { name: call.name, arguments: "" } }] }, null))}`,
+    ...argumentPieces(call, false).map((piece) => `data: ${JSON.stringify(openAiChunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null))}`),
+  ]);
+}
+
+function anthropicToolCallEvents(calls: FakeToolCall[], whole: boolean): string[] {
+  return calls.flatMap((call, position) => {
+    const index = position + 1;
+    return [
+      sse("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: call.id ?? `toolu_fake_${position}`, name: call.name, input: {} } }),
+      ...argumentPieces(call, whole).map((piece) =>
+        sse("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }),
+      ),
+      sse("content_block_stop", { type: "content_block_stop", index }),
+    ];
+  });
+}
+
+function wantsUsage(json: unknown): boolean {
+  const options = typeof json === "object" && json !== null ? (json as { stream_options?: { include_usage?: unknown } }).stream_options : undefined;
+  return options?.include_usage === true;
+}
+
+/** The events that end a reply: with tool calls, those calls, and each vendor's usage report. */
+function endingEvents(vendor: Vendor, behaviour: FakeBehaviour, json: unknown): string[] {
+  const calls = behaviour.toolCalls ?? [];
+  const usage = behaviour.usage ?? { input: 10, output: 5 };
+  const whole = behaviour.toolCallsWhole ?? false;
+  if (vendor === "openai") {
+    const usageEvent = wantsUsage(json)
+      ? [`data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created: 1_700_000_000, model: "fake-model", choices: [], usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } })}`]
+      : [];
+    return [...openAiToolCallEvents(calls, whole), `data: ${JSON.stringify(openAiChunk({}, calls.length > 0 ? "tool_calls" : "stop"))}`, ...usageEvent, "data: [DONE]"];
+  }
+  return [
+    sse("content_block_stop", { type: "content_block_stop", index: 0 }),
+    ...anthropicToolCallEvents(calls, whole),
+    sse("message_delta", { type: "message_delta", delta: { stop_reason: calls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } }),
+    sse("message_stop", { type: "message_stop" }),
+  ];
+}
+
+async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour, json: unknown): Promise<void> {
   if (behaviour.hang) return;
   if (behaviour.status !== undefined) {
     const body = errorBody(vendor, behaviour.status, behaviour.errorMessage ?? "fake upstream error");
     res.writeHead(behaviour.status, { "content-type": "application/json" }).end(JSON.stringify(body));
     return;
   }
+  const tool = forcedTool(json);
   const protocol = protocols[vendor];
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  const opening = vendor === "anthropic" && tool ? [...protocols.anthropic.opening().slice(0, 1), protocols.anthropic.toolOpening(tool)] : protocol.opening();
+  const opening = vendor === "anthropic" && tool ? [...protocols.anthropic.opening(behaviour.usage?.input).slice(0, 1), protocols.anthropic.toolOpening(tool)] : protocol.opening(behaviour.usage?.input);
   for (const event of opening) await writeEvent(res, event, behaviour);
-  const chunks = behaviour.chunks ?? DEFAULT_CHUNKS;
+  const chunks = behaviour.chunks ?? (behaviour.toolCalls ? [] : DEFAULT_CHUNKS);
   for (const [index, chunk] of chunks.entries()) {
     const delay = index === 0 ? behaviour.firstChunkDelayMs : behaviour.chunkDelayMs;
     if (delay) await sleep(delay);
@@ -176,7 +244,7 @@ async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehavio
   }
   if (behaviour.cutAfterChunks !== undefined && behaviour.cutAfterChunks >= chunks.length) return cut(res);
   if (behaviour.streamError) await writeEvent(res, protocol.error(behaviour.errorMessage ?? "fake overload"), behaviour);
-  else if (!behaviour.omitEnd) for (const event of protocol.ending()) await writeEvent(res, event, behaviour);
+  else if (!behaviour.omitEnd) for (const event of endingEvents(vendor, behaviour, json)) await writeEvent(res, event, behaviour);
   res.end();
 }
 
@@ -205,7 +273,7 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
       }
       const turn = requests.length - 1 - scriptStart;
       const behaviour = typeof script === "function" ? script(captured) : (script[Math.min(turn, script.length - 1)] ?? {});
-      reply(vendor, res, behaviour, forcedTool(json)).catch(() => res.destroy());
+      reply(vendor, res, behaviour, json).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -36,6 +36,8 @@ export function testConfig(database: TestDatabase, overrides: Record<string, str
     SHUTDOWN_GRACE_MS: "500",
     // Calls exchange text unless a suite asks for real audio (test/voice-calls/audio-calls.test.ts and the browser test).
     SPEECH_MODE: "text",
+    // Tool receivers in tests listen on loopback.
+    TOOLS_ALLOW_PRIVATE_NETWORKS: "true",
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...overrides,
   });

@@ -614,6 +614,19 @@ export interface paths {
                                 summary_prompt?: string;
                                 system_prompt?: string;
                                 temperature?: number;
+                                tool_secret?: string;
+                                tools?: {
+                                    description?: string;
+                                    name: string;
+                                    number?: string;
+                                    parameters?: {
+                                        [key: string]: unknown;
+                                    };
+                                    speak_during_execution?: string;
+                                    timeout_ms?: number;
+                                    type?: "http" | "end_call" | "transfer_call";
+                                    url?: string;
+                                }[];
                             };
                             conversation?: {
                                 lock_on_end?: boolean;
@@ -882,6 +895,19 @@ export interface paths {
                                 summary_prompt?: string;
                                 system_prompt?: string;
                                 temperature?: number;
+                                tool_secret?: string;
+                                tools?: {
+                                    description?: string;
+                                    name: string;
+                                    number?: string;
+                                    parameters?: {
+                                        [key: string]: unknown;
+                                    };
+                                    speak_during_execution?: string;
+                                    timeout_ms?: number;
+                                    type?: "http" | "end_call" | "transfer_call";
+                                    url?: string;
+                                }[];
                             };
                             conversation?: {
                                 lock_on_end?: boolean;
@@ -1363,6 +1389,17 @@ export interface paths {
                                         source: "message" | "scripted" | "simulated" | "agent";
                                     }[];
                                 };
+                                /** @description The tools the agent called in this turn; absent when none. */
+                                tool_calls?: {
+                                    /** @description The arguments the model wrote, parsed (the text itself when it was not JSON). */
+                                    arguments: unknown;
+                                    duration_ms: number;
+                                    id: string;
+                                    name: string;
+                                    /** @description The receiver's answer (JSON parsed, else text, first 16 KiB), or `{"error": "…"}`. */
+                                    result: unknown;
+                                    status: "ok" | "error" | "timeout";
+                                }[];
                                 user_message_id: string | null;
                             };
                             message: string;

@@ -29,6 +29,8 @@ type ChatBody = BodyOf<"/chat", "post">;
 export type SimulateInput = Defaulted<NonNullable<ChatBody["simulate"]>, "initial_messages" | "max_turns" | "create" | "evaluate">;
 export type ChatInput = Omit<Defaulted<ChatBody, "streaming" | "start_new_conversation" | "user_type">, "simulate"> & { simulate?: SimulateInput };
 export type ChatResponse = ResponseOf<"/chat", "post">;
+/** A tool the agent called in a turn (docs/tools.md): in `extras.tool_calls` of the chat response and of the stored reply. */
+export type ToolCall = NonNullable<ChatResponse["extras"]["tool_calls"]>[number];
 /** One event of a streamed reply: each token as it is generated, then the complete response. */
 export type ChatStreamEvent = { type: "token"; token: string; index: number } | { type: "message"; response: ChatResponse };
 
@@ -82,7 +84,16 @@ export interface WebCallReadyEvent {
   call_id: string;
   access_token: string;
 }
-export type KnownThreadEvent = MessageCreatedEvent | CallUpdatedEvent | WebCallReadyEvent;
+export interface ToolCalledEvent {
+  type: "tool.called";
+  seq: number;
+  conversation_id: number;
+  /** The user's message the turn answers; null for a proactive turn. */
+  message_id: string | null;
+  reply_message_id: string;
+  tool_call: ToolCall;
+}
+export type KnownThreadEvent = MessageCreatedEvent | CallUpdatedEvent | WebCallReadyEvent | ToolCalledEvent;
 /** A known event, or one of a type this client does not know yet (the server may add types). */
 export type ThreadEvent = KnownThreadEvent | { type: string; seq: number; [key: string]: unknown };
 

@@ -4,7 +4,7 @@ import type { ThreadRecord } from "../threads/threads-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { TurnsRepository } from "./turns-repository.js";
 import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
-import { generateText } from "./generation.js";
+import { generateReply } from "./agent-reply.js";
 import { uuidv7 } from "../shared/ids.js";
 import type { ProjectConfig } from "../projects/project-config.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
@@ -12,6 +12,16 @@ import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import { buildPrompt } from "./prompt.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
+import { toolsOf } from "../projects/project-config.js";
+import { ToolRunner, type ToolCallRecord } from "../tools/tool-runner.js";
+import type { ToolTransport } from "../tools/tool-transport.js";
+
+/** What the agent's tools need from outside the domain: a way to send their requests, and the thread's event log. */
+export interface ChatToolSupport {
+  transport: ToolTransport;
+  /** Appends a `tool.called` event to the thread's events. */
+  announce(threadId: string, payload: Record<string, unknown>): Promise<void>;
+}
 
 export type LlmFactory = (agent: ProjectConfig["agent"], apiKey: string | undefined, context?: Readonly<Record<string, unknown>>) => LlmProvider;
 
@@ -43,6 +53,8 @@ export interface TurnResult {
   userMessageId: string | null;
   conversationId: number;
   replyMessageId: string;
+  /** The tool calls of the turn, in the order the model made them. */
+  toolCalls: ToolCallRecord[];
 }
 
 /**
@@ -62,6 +74,7 @@ export class ChatService {
     /** Kept under the thread's setup tag and the organization's (a new project version): a turn usually starts with no look-up. */
     private readonly setups: TaggedCache<TurnSetup>,
     private readonly invalidations: Invalidations,
+    private readonly tools: ChatToolSupport,
   ) {}
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
@@ -101,14 +114,28 @@ export class ChatService {
         history,
         ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
       });
-      const text = await generateText(this.llm(agent, resolved.secrets.agentApiKey, thread.context), prompt, request.task, request.onToken);
+      const replyId = uuidv7();
+      const userMessageId = userMessage?.id ?? null;
+      const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
+      const generated = await generateReply(this.llm(agent, resolved.secrets.agentApiKey, thread.context), prompt, request.task, request.onToken, {
+        runner,
+        origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
+        onToolCall: (record) =>
+          this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
+      });
       const reply = {
-        id: uuidv7(),
-        content: text,
-        extras: { config_version_id: resolved.configVersionId, provider: agent.provider, ...(request.task === "followup" ? { followup: true } : {}) },
+        id: replyId,
+        content: generated.text,
+        extras: {
+          config_version_id: resolved.configVersionId,
+          provider: agent.provider,
+          ...(request.task === "followup" ? { followup: true } : {}),
+          ...(generated.toolCalls.length > 0 ? { tool_calls: generated.toolCalls } : {}),
+          ...(generated.usage ? { usage: { input_tokens: generated.usage.inputTokens, output_tokens: generated.usage.outputTokens } } : {}),
+        },
       };
       await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
-      return { message: text, userMessageId: userMessage?.id ?? null, conversationId, replyMessageId: reply.id };
+      return { message: generated.text, userMessageId, conversationId, replyMessageId: reply.id, toolCalls: generated.toolCalls };
     });
   }
 

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Db, Queryable } from "../shared/database.js";
 import { threadEventsChannel, type EventsRepository, type ThreadEventRecord } from "./events-repository.js";
 
-export type EventType = "web_call.ready" | "call.updated" | "call.analyzed" | "message.created";
+export type EventType = "web_call.ready" | "call.updated" | "call.analyzed" | "message.created" | "tool.called";
 
 /** What a client receives: `type`, the thread's `seq`, and the event's own fields. */
 export type ThreadEvent = { type: string; seq: number } & Record<string, unknown>;

@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { valueError } from "../shared/errors.js";
+import { MAX_TOOLS, MIN_TOOL_SECRET_LENGTH, normalizeTool, ToolDefinitionInput, type ToolDefinition } from "../tools/tool-definitions.js";
 
 const KnowledgeEntry = Type.Object({
   question: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -64,6 +65,8 @@ export const ProjectConfigInput = Type.Object({
       followup_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
       summary_prompt: Type.Optional(Type.String({ maxLength: 10_000 })),
       knowledge: Type.Optional(Type.Array(KnowledgeEntry, { maxItems: 5000 })),
+      tools: Type.Optional(Type.Array(ToolDefinitionInput, { maxItems: MAX_TOOLS })),
+      tool_secret: Type.Optional(Type.String({ minLength: MIN_TOOL_SECRET_LENGTH, maxLength: 500 })),
     }),
   ),
   conversation: Type.Optional(Type.Object({ lock_on_end: Type.Optional(Type.Boolean()) })),
@@ -131,6 +134,8 @@ export interface ProjectConfig {
     followup_prompt: string;
     summary_prompt: string;
     knowledge: { question: string; answer: string }[];
+    /** Absent from versions stored before tools existed. */
+    tools?: ToolDefinition[];
   };
   conversation: { lock_on_end: boolean };
   pricing: { message_usd: number; voice_minute_usd: number };
@@ -214,6 +219,7 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
       followup_prompt: agent.followup_prompt ?? "Follow up on the conversation with a short, helpful message.",
       summary_prompt: agent.summary_prompt ?? "Summarize the conversation in a few sentences.",
       knowledge: agent.knowledge ?? [],
+      tools: (agent.tools ?? []).map(normalizeTool),
     },
     conversation: { lock_on_end: input.conversation?.lock_on_end ?? false },
     pricing: { message_usd: input.pricing?.message_usd ?? 0, voice_minute_usd: input.pricing?.voice_minute_usd ?? 0 },
@@ -261,6 +267,8 @@ export interface ProjectSecrets {
   simulationApiKey?: string;
   twilioAuthToken?: string;
   retellApiKey?: string;
+  /** Signs the requests of the agent's http tools. */
+  toolSecret?: string;
 }
 
 /** The credentials a configuration sends, and the public rest; a credential it leaves out is not in `secrets`. */
@@ -268,12 +276,18 @@ export function splitSecrets(input: ProjectConfigInput): { config: ProjectConfig
   const config = withDefaults(input);
   const secrets: ProjectSecrets = {};
   if (input.agent?.api_key) secrets.agentApiKey = input.agent.api_key;
+  if (input.agent?.tool_secret) secrets.toolSecret = input.agent.tool_secret;
   if (input.simulation?.api_key) secrets.simulationApiKey = input.simulation.api_key;
   if (input.voice?.twilio?.auth_token) secrets.twilioAuthToken = input.voice.twilio.auth_token;
   if (input.voice?.retell?.api_key) secrets.retellApiKey = input.voice.retell.api_key;
   if (input.speech?.stt?.api_key) secrets.sttApiKey = input.speech.stt.api_key;
   if (input.speech?.tts?.api_key) secrets.ttsApiKey = input.speech.tts.api_key;
   return { config, secrets };
+}
+
+/** The agent's tools; versions stored before tools existed have none. */
+export function toolsOf(agent: ProjectConfig["agent"]): ToolDefinition[] {
+  return agent.tools ?? [];
 }
 
 /** The criteria every simulation is judged by; a project's `simulation.criteria` add to them. */

@@ -3,9 +3,10 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, withDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, toolsOf, withDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
 import { ESPEAK_VOICE_PATTERN } from "./speech-voices.js";
+import { checkToolDefinitions } from "../tools/tool-definitions.js";
 
 export interface ResolvedProject {
   project: ProjectRecord;
@@ -20,7 +21,7 @@ export interface ProjectView {
   name: string;
   config_version_id: string;
   config: ProjectConfig & {
-    agent: { api_key_set: boolean };
+    agent: { api_key_set: boolean; tool_secret_set: boolean };
     simulation: { api_key_set: boolean };
     voice: { twilio: { auth_token_set: boolean }; retell: { api_key_set: boolean } };
     speech: { stt: { api_key_set: boolean }; tts: { api_key_set: boolean } };
@@ -137,6 +138,7 @@ export class ProjectService {
       if (problem) throw valueError(["body", "config", "json_input", "schema"], `not a valid JSON Schema: ${problem}`, schema);
     }
     checkSimulationCriteria(input);
+    checkToolDefinitions(input.agent, previousSecrets.toolSecret !== undefined);
     const tts = input.speech?.tts;
     if (tts?.voice !== undefined && (tts.provider ?? "espeak") === "espeak" && !new RegExp(ESPEAK_VOICE_PATTERN).test(tts.voice)) {
       throw valueError(["body", "config", "speech", "tts", "voice"], "not an eSpeak NG voice (language[+variant], e.g. en-us or en-us+f3)", tts.voice);
@@ -154,7 +156,7 @@ function publicView(config: ProjectConfig, secrets: ProjectSecrets): ProjectView
   const speech = config.speech ?? withDefaults({}).speech;
   return {
     ...config,
-    agent: { ...config.agent, api_key_set: secrets.agentApiKey !== undefined },
+    agent: { ...config.agent, tools: toolsOf(config.agent), api_key_set: secrets.agentApiKey !== undefined, tool_secret_set: secrets.toolSecret !== undefined },
     simulation: { ...simulationSettingsOf(config), api_key_set: secrets.simulationApiKey !== undefined },
     speech: {
       ...speech,

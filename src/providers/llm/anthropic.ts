@@ -1,7 +1,7 @@
 import { endpoint, HttpLlmProvider, type DeltaReader, type HttpCall, type HttpProviderOptions } from "./http-provider.js";
 import { isRecord, parseEventJson, streamedError } from "./provider-errors.js";
 import type { SseEvent } from "./sse.js";
-import { ProviderError, type LlmRequest, type PromptMessage } from "./types.js";
+import { ProviderError, type LlmRequest, type PromptMessage, type TokenUsage, type ToolCallRequest, type ToolRound } from "./types.js";
 
 export interface AnthropicSettings {
   /** The API root without the version segment, e.g. `https://api.anthropic.com`. */
@@ -14,7 +14,7 @@ export interface AnthropicSettings {
 
 export interface AnthropicTurn {
   role: "user" | "assistant";
-  content: string;
+  content: string | Record<string, unknown>[];
 }
 
 /** Stand-ins for turns the Messages API requires but a conversation may lack; kept short and neutral. */
@@ -50,7 +50,7 @@ export function toAnthropicPrompt(messages: readonly PromptMessage[]): { system:
       continue;
     }
     const previous = turns.at(-1);
-    if (previous && previous.role === message.role) previous.content = `${previous.content}\n\n${message.content}`;
+    if (previous && previous.role === message.role) previous.content = `${String(previous.content)}\n\n${message.content}`;
     else turns.push({ role: message.role, content: message.content });
   }
   if (turns[0]?.role !== "user") turns.unshift({ role: "user", content: OPENING_TURN });
@@ -58,13 +58,63 @@ export function toAnthropicPrompt(messages: readonly PromptMessage[]): { system:
   return { system: system.join("\n\n"), turns };
 }
 
+/** A finished round as the Messages API records it: the assistant's text and `tool_use` blocks, then the user's `tool_result`s. */
+function roundTurns(round: ToolRound): AnthropicTurn[] {
+  return [
+    {
+      role: "assistant",
+      content: [
+        ...(round.text === "" ? [] : [{ type: "text", text: round.text }]),
+        ...round.calls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: inputObject(call.arguments) })),
+      ],
+    },
+    { role: "user", content: round.results.map((result) => ({ type: "tool_result", tool_use_id: result.id, content: result.content })) },
+  ];
+}
+
+/** `tool_use.input` must be an object; arguments the model wrote that are not one go back as an empty object. */
+function inputObject(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return isRecord(value) ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 class AnthropicDeltaReader implements DeltaReader {
   ended = false;
+  usage: TokenUsage | undefined;
+  /** The `tool_use` blocks of the response by their content index. */
+  private readonly calls = new Map<number, ToolCallRequest>();
 
   constructor(
     private readonly provider: string,
     private readonly secrets: readonly (string | undefined)[],
+    /** Structured output is a forced tool call whose input is the answer: its JSON pieces are the text. */
+    private readonly inputIsText: boolean,
   ) {}
+
+  get toolCallStarted(): boolean {
+    return this.calls.size > 0;
+  }
+
+  toolCalls(): ToolCallRequest[] {
+    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => ({ ...call, arguments: call.arguments === "" ? "{}" : call.arguments }));
+  }
+
+  private takeUsage(usage: unknown): void {
+    if (!isRecord(usage)) return;
+    this.usage = {
+      inputTokens: tokenCount(usage["input_tokens"]) ?? this.usage?.inputTokens ?? 0,
+      // message_delta reports the output tokens so far, not an increment.
+      outputTokens: tokenCount(usage["output_tokens"]) ?? this.usage?.outputTokens ?? 0,
+    };
+  }
 
   deltaOf(event: SseEvent): string {
     const payload = parseEventJson(this.provider, event.data);
@@ -79,12 +129,24 @@ class AnthropicDeltaReader implements DeltaReader {
       const errorType = isRecord(error) && typeof error["type"] === "string" ? error["type"] : "";
       throw streamedError(this.provider, payload, statusByErrorType[errorType], this.secrets);
     }
+    if (type === "message_start" && isRecord(payload["message"])) this.takeUsage(payload["message"]["usage"]);
+    if (type === "message_delta") this.takeUsage(payload["usage"]);
+    const index = typeof payload["index"] === "number" ? payload["index"] : 0;
+    if (type === "content_block_start" && !this.inputIsText) {
+      const block = payload["content_block"];
+      if (isRecord(block) && block["type"] === "tool_use") {
+        this.calls.set(index, { id: typeof block["id"] === "string" ? block["id"] : `toolu_${index}`, name: typeof block["name"] === "string" ? block["name"] : "", arguments: "" });
+      }
+    }
     if (type !== "content_block_delta") return "";
     const delta = payload["delta"];
     if (!isRecord(delta)) return "";
     if (delta["type"] === "text_delta" && typeof delta["text"] === "string") return delta["text"];
-    // A forced tool call (structured output) streams its input as JSON text in pieces.
-    if (delta["type"] === "input_json_delta" && typeof delta["partial_json"] === "string") return delta["partial_json"];
+    if (delta["type"] === "input_json_delta" && typeof delta["partial_json"] === "string") {
+      if (this.inputIsText) return delta["partial_json"];
+      const call = this.calls.get(index);
+      if (call) call.arguments += delta["partial_json"];
+    }
     return "";
   }
 
@@ -115,8 +177,14 @@ export class AnthropicProvider extends HttpLlmProvider {
         // The project setting allows up to 2 (OpenAI's range); Anthropic rejects anything above 1.
         temperature: Math.min(temperature, 1),
         ...(system === "" ? {} : { system }),
-        messages: turns,
+        messages: [...turns, ...(request.toolRounds ?? []).flatMap(roundTurns)],
         stream: true,
+        ...(request.tools && request.tools.length > 0 && !request.structuredOutput
+          ? {
+              tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })),
+              ...(request.toolChoice ? { tool_choice: { type: request.toolChoice } } : {}),
+            }
+          : {}),
         ...(request.structuredOutput
           ? {
               tools: [
@@ -133,7 +201,7 @@ export class AnthropicProvider extends HttpLlmProvider {
     };
   }
 
-  protected deltaReader(): DeltaReader {
-    return new AnthropicDeltaReader(this.name, this.secrets());
+  protected deltaReader(request: LlmRequest): DeltaReader {
+    return new AnthropicDeltaReader(this.name, this.secrets(), request.structuredOutput !== undefined);
   }
 }

@@ -2,8 +2,9 @@ import { Bm25Index } from "./bm25.js";
 import { contextAnswer, fillFromContext, followUp, selfDescription, slotsAskedBy, slotsIn } from "./builtin-dialogue.js";
 import { closeSentence, extractiveSummary } from "./extractive-summary.js";
 import { abortedError } from "./provider-errors.js";
+import { textOutputs } from "./text-outputs.js";
 import { tokenize } from "./text-tokens.js";
-import type { LlmProvider, LlmRequest, PromptMessage } from "./types.js";
+import type { LlmOutput, LlmProvider, LlmRequest, PromptMessage } from "./types.js";
 
 export interface KnowledgeEntry {
   question: string;
@@ -127,5 +128,10 @@ export class BuiltinProvider implements LlmProvider {
       if (request.signal?.aborted) throw abortedError();
       yield word;
     }
+  }
+
+  /** The built-in agent calls no tools: whatever is offered, it answers with text. */
+  respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
+    return textOutputs(this.stream(request));
   }
 }

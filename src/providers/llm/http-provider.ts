@@ -2,7 +2,7 @@ import http, { type ClientRequest, type IncomingMessage } from "node:http";
 import https from "node:https";
 import { abortedError, httpStatusError } from "./provider-errors.js";
 import { SseParser, type SseEvent } from "./sse.js";
-import { ProviderError, type LlmProvider, type LlmRequest } from "./types.js";
+import { ProviderError, type LlmOutput, type LlmProvider, type LlmRequest, type TokenUsage, type ToolCallRequest } from "./types.js";
 
 export interface HttpProviderOptions {
   /** Budget for the whole call, the retry included. */
@@ -28,6 +28,12 @@ export interface DeltaReader {
   readonly ended: boolean;
   /** Throws a ProviderError unless a body that ended without the end marker still counts as a complete answer. */
   checkEndOfBody(): void;
+  /** Whether a tool call has begun to arrive: progress without text, which the first-token budget counts too. */
+  readonly toolCallStarted: boolean;
+  /** The tool calls the response asked for, assembled from their pieces; complete once the body has ended. */
+  toolCalls(): ToolCallRequest[];
+  /** The tokens the response used, once the vendor has reported them. */
+  readonly usage: TokenUsage | undefined;
 }
 
 /** Joins a configured base URL and an endpoint path, whether or not the admin typed a trailing slash. */
@@ -221,7 +227,7 @@ export abstract class HttpLlmProvider implements LlmProvider {
 
   protected abstract buildCall(request: LlmRequest): HttpCall;
 
-  protected abstract deltaReader(): DeltaReader;
+  protected abstract deltaReader(request: LlmRequest): DeltaReader;
 
   /** Values that must never appear in an error message. */
   protected secrets(): (string | undefined)[] {
@@ -229,6 +235,10 @@ export abstract class HttpLlmProvider implements LlmProvider {
   }
 
   async *stream(request: LlmRequest): AsyncGenerator<string> {
+    for await (const output of this.respond(request)) if (output.type === "text") yield output.text;
+  }
+
+  async *respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
     const { signal } = request;
     const deadline = Date.now() + this.timeoutMs;
     for (let attempt = 1; ; attempt++) {
@@ -243,7 +253,7 @@ export abstract class HttpLlmProvider implements LlmProvider {
         const status = response.statusCode ?? 0;
         if (status < 200 || status > 299) throw await httpStatusError(this.name, status, response, this.secrets());
         const parser = new SseParser();
-        const reader = this.deltaReader();
+        const reader = this.deltaReader(request);
         for (let bodyEnded = false; !bodyEnded && !reader.ended; ) {
           const chunk = exchange.read();
           if (chunk === null && !exchange.hasEnded) {
@@ -253,16 +263,20 @@ export abstract class HttpLlmProvider implements LlmProvider {
           bodyEnded = chunk === null;
           for (const event of chunk === null ? parser.end() : parser.push(chunk)) {
             const delta = reader.deltaOf(event);
+            if (reader.toolCallStarted) exchange.firstTokenArrived();
             if (delta !== "") {
               exchange.firstTokenArrived();
               yielded = true;
-              yield delta;
+              yield { type: "text", text: delta };
             }
             if (reader.ended) break;
           }
         }
         if (!reader.ended) reader.checkEndOfBody();
         completed = true;
+        const calls = reader.toolCalls();
+        if (calls.length > 0) yield { type: "tool_calls", calls };
+        if (reader.usage) yield { type: "usage", usage: reader.usage };
         return;
       } catch (error) {
         exchange.close(false);

@@ -6,7 +6,7 @@ import { OpenAiProvider } from "./openai.js";
 import type { LlmProvider } from "./types.js";
 
 export { ProviderError } from "./types.js";
-export type { AgentTask, LlmProvider, LlmRequest, PromptMessage, StructuredOutput } from "./types.js";
+export type { AgentTask, LlmOutput, LlmProvider, LlmRequest, PromptMessage, StructuredOutput, TokenUsage, ToolCallRequest, ToolRound, ToolSpec } from "./types.js";
 
 /**
  * The adapter for a project's agent settings. Vendor adapters send the prompt the domain built as it is (its system

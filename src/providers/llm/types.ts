@@ -21,17 +21,60 @@ export interface StructuredOutput {
   schema: Record<string, unknown>;
 }
 
+/** A function the model may call: its arguments are described by `parameters`, a JSON Schema of an object. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A call the model asked for; `arguments` is the JSON text it wrote, which may not parse. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One finished round of a turn: what the model said and asked for, then what each call gave back. */
+export interface ToolRound {
+  text: string;
+  calls: ToolCallRequest[];
+  results: { id: string; content: string }[];
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * What one model request yields: text deltas as they arrive, then, once the response is complete, the tool calls it
+ * asked for (all of one round together) and the tokens it used, when the vendor reports them.
+ */
+export type LlmOutput =
+  | { type: "text"; text: string }
+  | { type: "tool_calls"; calls: ToolCallRequest[] }
+  | { type: "usage"; usage: TokenUsage };
+
 export interface LlmRequest {
   messages: PromptMessage[];
   task: AgentTask;
   signal?: AbortSignal;
   structuredOutput?: StructuredOutput;
+  /** Functions offered to the model. */
+  tools?: ToolSpec[];
+  /** "none" keeps the tools (earlier rounds refer to them) but asks for an answer without calling any. */
+  toolChoice?: "auto" | "none";
+  /** The rounds of this turn so far, after `messages`. */
+  toolRounds?: ToolRound[];
 }
 
 export interface LlmProvider {
   readonly name: string;
   /** Yields text deltas; throws ProviderError. Retries (once, before the first delta) happen inside. */
   stream(request: LlmRequest): AsyncIterable<string>;
+  /** The same request with tool calls and usage besides the text; an adapter that calls no tools yields text only. */
+  respond(request: LlmRequest): AsyncIterable<LlmOutput>;
 }
 
 export class ProviderError extends Error {

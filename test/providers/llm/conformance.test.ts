@@ -8,7 +8,7 @@ import { AnthropicProvider } from "../../../src/providers/llm/anthropic.js";
 import { BuiltinProvider } from "../../../src/providers/llm/builtin.js";
 import type { HttpProviderOptions } from "../../../src/providers/llm/http-provider.js";
 import { OpenAiProvider } from "../../../src/providers/llm/openai.js";
-import { ProviderError, type LlmProvider, type LlmRequest } from "../../../src/providers/llm/types.js";
+import { ProviderError, type LlmOutput, type LlmProvider, type LlmRequest, type ToolSpec } from "../../../src/providers/llm/types.js";
 import { startFakeAnthropic, startFakeOpenAi, type FakeLlmServer } from "../../support/fake-llm-servers.js";
 import { collect, failureOf } from "./helpers.js";
 
@@ -18,6 +18,27 @@ interface VendorHarness {
   create(url: string, options: HttpProviderOptions): LlmProvider;
   /** Checks that model, temperature, max_tokens and the system prompt travel the way the vendor documents. */
   assertBody(body: unknown): void;
+  /** Checks that offered tools, the tool choice and an earlier round travel the way the vendor documents. */
+  assertToolBody(body: unknown): void;
+}
+
+const lookupTool: ToolSpec = {
+  name: "lookup_order",
+  description: "Finds an order.",
+  parameters: { type: "object", properties: { order: { type: "string" } }, required: ["order"] },
+};
+
+const toolRequest: LlmRequest = {
+  ...{ task: "reply" as const, messages: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: "Where is A1?" }] },
+  tools: [lookupTool],
+  toolChoice: "none",
+  toolRounds: [{ text: "Checking.", calls: [{ id: "call_1", name: "lookup_order", arguments: '{"order":"A1"}' }], results: [{ id: "call_1", content: '{"status":"shipped"}' }] }],
+};
+
+async function outputsOf(stream: AsyncIterable<LlmOutput>): Promise<LlmOutput[]> {
+  const outputs: LlmOutput[] = [];
+  for await (const output of stream) outputs.push(output);
+  return outputs;
 }
 
 const settings = { model: "test-model", temperature: 0.3, maxTokens: 321, apiKey: "sk-test-key-0123456789" };
@@ -45,7 +66,17 @@ const harnesses: VendorHarness[] = [
         temperature: 0.3,
         max_tokens: 321,
         stream: true,
+        stream_options: { include_usage: true },
       });
+    },
+    assertToolBody(body) {
+      const sent = body as { messages: unknown[]; tools: unknown; tool_choice: unknown };
+      assert.deepEqual(sent.tools, [{ type: "function", function: { name: "lookup_order", description: "Finds an order.", parameters: lookupTool.parameters } }]);
+      assert.equal(sent.tool_choice, "none");
+      assert.deepEqual(sent.messages.slice(2), [
+        { role: "assistant", content: "Checking.", tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup_order", arguments: '{"order":"A1"}' } }] },
+        { role: "tool", tool_call_id: "call_1", content: '{"status":"shipped"}' },
+      ]);
     },
   },
   {
@@ -61,6 +92,15 @@ const harnesses: VendorHarness[] = [
         messages: [{ role: "user", content: "Say hello." }],
         stream: true,
       });
+    },
+    assertToolBody(body) {
+      const sent = body as { messages: unknown[]; tools: unknown; tool_choice: unknown };
+      assert.deepEqual(sent.tools, [{ name: "lookup_order", description: "Finds an order.", input_schema: lookupTool.parameters }]);
+      assert.deepEqual(sent.tool_choice, { type: "none" });
+      assert.deepEqual(sent.messages.slice(1), [
+        { role: "assistant", content: [{ type: "text", text: "Checking." }, { type: "tool_use", id: "call_1", name: "lookup_order", input: { order: "A1" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: '{"status":"shipped"}' }] },
+      ]);
     },
   },
 ];
@@ -202,6 +242,48 @@ for (const harness of harnesses) {
       assert.equal(error.options.retryable, false);
     });
 
+    it("assembles two tool calls of one round from streamed pieces, after the text said before them", async () => {
+      server.setBehaviour({
+        chunks: ["Let me ", "check."],
+        toolCalls: [
+          { name: "lookup_order", arguments: { order: "A1", note: "gift, \"urgent\"" } },
+          { name: "weather", arguments: { city: "Zürich" } },
+        ],
+      });
+      const outputs = await outputsOf(harness.create(server.url, fast).respond({ ...request, tools: [lookupTool] }));
+      const text = outputs.flatMap((output) => (output.type === "text" ? [output.text] : [])).join("");
+      assert.equal(text, "Let me check.");
+      const rounds = outputs.filter((output) => output.type === "tool_calls");
+      assert.equal(rounds.length, 1, "all the calls of a round come together, once");
+      const calls = rounds[0]?.type === "tool_calls" ? rounds[0].calls : [];
+      assert.deepEqual(calls.map((call) => [call.name, JSON.parse(call.arguments)]), [
+        ["lookup_order", { order: "A1", note: 'gift, "urgent"' }],
+        ["weather", { city: "Zürich" }],
+      ]);
+      assert.equal(new Set(calls.map((call) => call.id)).size, 2, "each call has its own id");
+      assert.deepEqual(await collect(harness.create(server.url, fast).stream({ ...request, tools: [lookupTool] })), ["Let me ", "check."]);
+    });
+
+    it("reads tool calls sent whole, each in one event", async () => {
+      server.setBehaviour({ toolCalls: [{ id: "c1", name: "lookup_order", arguments: { order: "B2" } }, { id: "c2", name: "lookup_order", arguments: { order: "C3" } }], toolCallsWhole: true });
+      const outputs = await outputsOf(harness.create(server.url, fast).respond({ ...request, tools: [lookupTool] }));
+      assert.deepEqual(outputs.filter((output) => output.type !== "usage"), [
+        { type: "tool_calls", calls: [{ id: "c1", name: "lookup_order", arguments: '{"order":"B2"}' }, { id: "c2", name: "lookup_order", arguments: '{"order":"C3"}' }] },
+      ]);
+    });
+
+    it("sends the offered tools, the tool choice and the earlier rounds as the vendor documents", async () => {
+      const earlier = server.requests.length;
+      await outputsOf(harness.create(server.url, fast).respond(toolRequest));
+      harness.assertToolBody(server.requests[earlier]?.json);
+    });
+
+    it("reports the tokens the response used", async () => {
+      server.setBehaviour({ chunks: ["ok"], usage: { input: 42, output: 7 } });
+      const outputs = await outputsOf(harness.create(server.url, fast).respond(request));
+      assert.deepEqual(outputs.at(-1), { type: "usage", usage: { inputTokens: 42, outputTokens: 7 } });
+    });
+
     it("fails with a retryable ProviderError when the server cannot be reached", async () => {
       const closed = await harness.start();
       await closed.close();
@@ -224,6 +306,12 @@ describe("the builtin adapter", () => {
     const deltas = await collect(provider.stream(question));
     assert.ok(deltas.length > 1);
     assert.equal(deltas.join(""), "We are open from nine to five, Monday to Friday.");
+  });
+
+  it("calls no tools: offered some, it answers with text only", async () => {
+    const outputs = await outputsOf(provider.respond({ ...question, tools: [lookupTool] }));
+    assert.ok(outputs.length > 1);
+    assert.ok(outputs.every((output) => output.type === "text"));
   });
 
   it("answers the same request with the same deltas every time", async () => {

@@ -30,6 +30,7 @@ describe("createLlmProvider", () => {
         temperature: 0.7,
         max_tokens: 50,
         stream: true,
+        stream_options: { include_usage: true },
       });
     } finally {
       await server.close();

@@ -48,7 +48,7 @@ describe("the openai adapter", () => {
     const { calls, provider: openai } = await provider(`${chunk({ content: "ok" })}data: [DONE]\n\n`, { model: "" });
     await collect(openai.stream(request));
     assert.equal(calls[0]?.path, "/v1/chat/completions");
-    assert.deepEqual(calls[0]?.body, { messages: [{ role: "user", content: "Hi" }], temperature: 1.4, max_tokens: 64, stream: true });
+    assert.deepEqual(calls[0]?.body, { messages: [{ role: "user", content: "Hi" }], temperature: 1.4, max_tokens: 64, stream: true, stream_options: { include_usage: true } });
   });
 
   it("ignores role-only, empty and choiceless chunks and keep-alive comments", async () => {
