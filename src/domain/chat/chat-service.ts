@@ -14,7 +14,7 @@ import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
 import { toolsOf } from "../projects/project-config.js";
 import { ToolRunner, type ToolCallRecord } from "../tools/tool-runner.js";
-import type { ToolTransport } from "../tools/tool-transport.js";
+import type { ToolTransport } from "../tools/ports.js";
 
 /** What the agent's tools need from outside the domain: a way to send their requests, and the thread's event log. */
 export interface ChatToolSupport {

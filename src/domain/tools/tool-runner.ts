@@ -2,7 +2,7 @@ import type { ToolCallRequest, ToolSpec } from "../../providers/llm/types.js";
 import { jsonSchemaProblem } from "../shared/json-schema.js";
 import type { ToolDefinition } from "./tool-definitions.js";
 import { signToolRequest, TOOL_SIGNATURE_HEADER } from "./tool-signature.js";
-import type { ToolPostResult, ToolTransport } from "./tool-transport.js";
+import type { ToolPostResult, ToolTransport } from "./ports.js";
 
 /** Where a tool is called from: what a tool can do depends on it (a chat cannot be hung up or transferred). */
 export type ToolChannel = "chat" | "web_call" | "phone_call";

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { MAX_TOOL_RESULT_BYTES, type ToolPost, type ToolPostResult, type ToolTransport } from "../../domain/tools/tool-transport.js";
+import { MAX_TOOL_RESULT_BYTES, type ToolPost, type ToolPostResult, type ToolTransport } from "../../domain/tools/ports.js";
 import { guardedLookup, isInternalAddress, RefusedAddressError } from "./network-guard.js";
 
 /**
