@@ -26,6 +26,10 @@ const VoiceAccount = Type.Object({
 
 const httpUrl = { maxLength: 2000, pattern: "^https?://" };
 
+/** Flite's US English voices as Debian's flite ships them (docs/voice.md has the speech benchmark that chose `kal16`). */
+export const FLITE_VOICES = ["kal16", "rms", "awb", "slt", "kal"] as const;
+export type FliteVoice = (typeof FLITE_VOICES)[number];
+
 const SpeechInput = Type.Object({
   stt: Type.Optional(
     Type.Object({
@@ -34,11 +38,12 @@ const SpeechInput = Type.Object({
       base_url: Type.Optional(Type.String(httpUrl)),
       api_key: Type.Optional(Type.String({ maxLength: 500 })),
       model: Type.Optional(Type.String({ maxLength: 200 })),
+      keywords: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 100 })),
     }),
   ),
   tts: Type.Optional(
     Type.Object({
-      provider: Type.Optional(Type.Union([Type.Literal("espeak"), Type.Literal("openai")])),
+      provider: Type.Optional(Type.Union([Type.Literal("flite"), Type.Literal("espeak"), Type.Literal("openai")])),
       voice: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
       base_url: Type.Optional(Type.String(httpUrl)),
       api_key: Type.Optional(Type.String({ maxLength: 500 })),
@@ -46,6 +51,7 @@ const SpeechInput = Type.Object({
     }),
   ),
   end_of_turn_ms: Type.Optional(Type.Integer({ minimum: 200, maximum: 3000 })),
+  min_end_of_turn_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3000 })),
 });
 
 /** The project configuration as an admin sends it; every key optional, defaults filled by `withDefaults`. */
@@ -168,31 +174,37 @@ export type VoiceProviderName = "simulated" | "twilio" | "retell";
 
 /** Speech engines of a project's calls (see docs/voice.md); API keys are kept apart with the other secrets. */
 export interface SpeechConfig {
-  stt: { provider: "pocketsphinx" | "openai"; language: string; base_url: string; model: string };
-  tts: { provider: "espeak" | "openai"; voice: string; base_url: string; model: string };
-  /** Silence after the caller's speech that ends their turn. */
+  stt: { provider: "pocketsphinx" | "openai"; language: string; base_url: string; model: string; keywords: string[] };
+  tts: { provider: "flite" | "espeak" | "openai"; voice: string; base_url: string; model: string };
+  /** The longest silence after the caller's speech that ends their turn. */
   end_of_turn_ms: number;
+  /** The silence that ends a turn whose words read as a complete sentence. */
+  min_end_of_turn_ms: number;
 }
+
+const defaultVoices = { flite: "kal16", espeak: "en-us", openai: "alloy" } as const;
 
 function speechWithDefaults(input: ProjectConfigInput["speech"]): SpeechConfig {
   const stt = input?.stt ?? {};
   const tts = input?.tts ?? {};
   const sttProvider = stt.provider ?? "pocketsphinx";
-  const ttsProvider = tts.provider ?? "espeak";
+  const ttsProvider = tts.provider ?? "flite";
   return {
     stt: {
       provider: sttProvider,
       language: stt.language ?? "en-US",
       base_url: stt.base_url ?? (sttProvider === "openai" ? defaultBaseUrls.openai : ""),
       model: stt.model ?? (sttProvider === "openai" ? "whisper-1" : ""),
+      keywords: stt.keywords ?? [],
     },
     tts: {
       provider: ttsProvider,
-      voice: tts.voice ?? (ttsProvider === "openai" ? "alloy" : "en-us"),
+      voice: tts.voice ?? defaultVoices[ttsProvider],
       base_url: tts.base_url ?? (ttsProvider === "openai" ? defaultBaseUrls.openai : ""),
       model: tts.model ?? (ttsProvider === "openai" ? "tts-1" : ""),
     },
     end_of_turn_ms: input?.end_of_turn_ms ?? 500,
+    min_end_of_turn_ms: input?.min_end_of_turn_ms ?? Math.min(200, input?.end_of_turn_ms ?? 500),
   };
 }
 
@@ -249,6 +261,21 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
 }
 
 /** A version stored before the vendor settings existed has none: it gets their defaults (its provider is simulated). */
+/**
+ * A stored version with the speech settings added since it was saved: none at all (before speech existed), or no
+ * keywords and no shorter end of turn. Its engines stay the ones it was saved with.
+ */
+export function withSpeechDefaults(config: ProjectConfig): ProjectConfig {
+  const stored = config.speech as Partial<SpeechConfig> | undefined;
+  if (!stored) return { ...config, speech: speechWithDefaults({}) };
+  if (stored.stt?.keywords && stored.min_end_of_turn_ms !== undefined) return config;
+  const endOfTurn = stored.end_of_turn_ms ?? 500;
+  return {
+    ...config,
+    speech: { ...config.speech, stt: { ...config.speech.stt, keywords: stored.stt?.keywords ?? [] }, min_end_of_turn_ms: stored.min_end_of_turn_ms ?? Math.min(200, endOfTurn) },
+  };
+}
+
 export function withVoiceVendorDefaults(config: ProjectConfig): ProjectConfig {
   if (config.voice.twilio && config.voice.retell) return config;
   const defaults = withDefaults({}).voice;

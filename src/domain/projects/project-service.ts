@@ -3,9 +3,25 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { checkSimulationCriteria, simulationSettingsOf, splitSecrets, toolsOf, withDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, FLITE_VOICES, simulationSettingsOf, splitSecrets, toolsOf, withDefaults, withSpeechDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
 import { ESPEAK_VOICE_PATTERN } from "./speech-voices.js";
+
+/** What the speech settings' schema cannot say alone: a voice of the engine named, and end-of-turn bounds in order. */
+function checkSpeech(speech: ProjectConfigInput["speech"]): void {
+  const tts = speech?.tts;
+  const provider = tts?.provider ?? "flite";
+  if (tts?.voice !== undefined && provider === "espeak" && !new RegExp(ESPEAK_VOICE_PATTERN).test(tts.voice)) {
+    throw valueError(["body", "config", "speech", "tts", "voice"], "not an eSpeak NG voice (language[+variant], e.g. en-us or en-us+f3)", tts.voice);
+  }
+  if (tts?.voice !== undefined && provider === "flite" && !(FLITE_VOICES as readonly string[]).includes(tts.voice)) {
+    throw valueError(["body", "config", "speech", "tts", "voice"], `not a flite voice (one of ${FLITE_VOICES.join(", ")})`, tts.voice);
+  }
+  const longest = speech?.end_of_turn_ms ?? 500;
+  if (speech?.min_end_of_turn_ms !== undefined && speech.min_end_of_turn_ms > longest) {
+    throw valueError(["body", "config", "speech", "min_end_of_turn_ms"], `must not exceed end_of_turn_ms (${longest})`, speech.min_end_of_turn_ms);
+  }
+}
 import { checkToolDefinitions } from "../tools/tool-definitions.js";
 
 export interface ResolvedProject {
@@ -119,9 +135,7 @@ export class ProjectService {
     const version = /^[0-9a-f-]{36}$/i.test(versionId) ? await this.store.findVersion(project.id, versionId) : undefined;
     if (!version) throw new NotFoundError("Configuration version not found");
     const secrets = this.openSecrets(version);
-    // Versions stored before speech settings existed have none: they run on the defaults.
-    const withVendors = withVoiceVendorDefaults(version.config);
-    const config = withVendors.speech ? withVendors : { ...withVendors, speech: withDefaults({}).speech };
+    const config = withSpeechDefaults(withVoiceVendorDefaults(version.config));
     this.versionCache.set(cacheKey, { config, secrets });
     return { project, configVersionId: versionId, config, secrets };
   }
@@ -139,10 +153,7 @@ export class ProjectService {
     }
     checkSimulationCriteria(input);
     checkToolDefinitions(input.agent, previousSecrets.toolSecret !== undefined);
-    const tts = input.speech?.tts;
-    if (tts?.voice !== undefined && (tts.provider ?? "espeak") === "espeak" && !new RegExp(ESPEAK_VOICE_PATTERN).test(tts.voice)) {
-      throw valueError(["body", "config", "speech", "tts", "voice"], "not an eSpeak NG voice (language[+variant], e.g. en-us or en-us+f3)", tts.voice);
-    }
+    checkSpeech(input.speech);
     const { config, secrets: given } = splitSecrets(input);
     const secrets: ProjectSecrets = { ...previousSecrets, ...given };
     checkVoiceVendor(config, secrets);

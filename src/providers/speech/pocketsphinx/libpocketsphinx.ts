@@ -1,26 +1,9 @@
-import { createRequire } from "node:module";
 import { SpeechUnavailableError } from "../errors.js";
-
-/** koffi's own types are loose (`any`); this is the part of it Parley uses, typed. */
-interface KoffiFunction {
-  (...args: unknown[]): unknown;
-  async(...args: unknown[]): void;
-}
-interface KoffiLibrary {
-  func(declaration: string): KoffiFunction;
-}
-interface Koffi {
-  load(path: string): KoffiLibrary;
-}
+import { loadKoffi, onThreadPool, type NativeFunction } from "../native.js";
 
 /** The Debian packages' library names (libpocketsphinx3, libsphinxbase3: pocketsphinx 5prealpha). */
 const POCKETSPHINX = "libpocketsphinx.so.3";
 const SPHINXBASE = "libsphinxbase.so.3";
-
-/** Runs a native call on libuv's thread pool, so that a decode never stalls the event loop. */
-function onThreadPool<T>(fn: KoffiFunction, ...args: unknown[]): Promise<T> {
-  return new Promise((resolve, reject) => fn.async(...args, (error: unknown, result: T) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result))));
-}
 
 /** The settings of one decoder: pocketsphinx's command-line arguments (`-hmm`, `-lm`, `-dict`, beams…). */
 export type DecoderArguments = Record<string, string>;
@@ -80,20 +63,20 @@ export class NativeDecoder {
 
 /** libpocketsphinx through an FFI: decoders in this process, fed continuously, instead of a program per utterance. */
 export class Libpocketsphinx {
-  readonly startUtterance: KoffiFunction;
-  readonly processRaw: KoffiFunction;
-  readonly endUtterance: KoffiFunction;
-  readonly hypothesis: KoffiFunction;
-  readonly free: KoffiFunction;
-  readonly nbest: KoffiFunction;
-  readonly nbestNext: KoffiFunction;
-  readonly nbestHypothesis: KoffiFunction;
-  readonly nbestFree: KoffiFunction;
-  private readonly defaultArguments: KoffiFunction;
-  private readonly configure: KoffiFunction;
-  private readonly init: KoffiFunction;
+  readonly startUtterance: NativeFunction;
+  readonly processRaw: NativeFunction;
+  readonly endUtterance: NativeFunction;
+  readonly hypothesis: NativeFunction;
+  readonly free: NativeFunction;
+  readonly nbest: NativeFunction;
+  readonly nbestNext: NativeFunction;
+  readonly nbestHypothesis: NativeFunction;
+  readonly nbestFree: NativeFunction;
+  private readonly defaultArguments: NativeFunction;
+  private readonly configure: NativeFunction;
+  private readonly init: NativeFunction;
 
-  private constructor(koffi: Koffi) {
+  private constructor(koffi: ReturnType<typeof loadKoffi>) {
     const sphinxbase = koffi.load(SPHINXBASE);
     const pocketsphinx = koffi.load(POCKETSPHINX);
     this.configure = sphinxbase.func("void *cmd_ln_init(void *inout, void *defn, int strict, ...)");
@@ -115,12 +98,7 @@ export class Libpocketsphinx {
   /** Throws SpeechUnavailableError when the FFI package or Debian's library is missing. */
   static load(): Libpocketsphinx {
     if (Libpocketsphinx.loaded) return Libpocketsphinx.loaded;
-    let koffi: Koffi;
-    try {
-      koffi = createRequire(import.meta.url)("koffi") as Koffi;
-    } catch (error) {
-      throw new SpeechUnavailableError("stt", `the koffi package does not load here: ${String(error)}`);
-    }
+    const koffi = loadKoffi("stt");
     try {
       Libpocketsphinx.loaded = new Libpocketsphinx(koffi);
     } catch {
