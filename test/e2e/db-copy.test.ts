@@ -186,13 +186,13 @@ async function snapshot(app: App, seeded: Seeded): Promise<Snapshot> {
   return { responses, recording, events };
 }
 
-/** The tables a copy carries, as `schema.name`, each with its row count and a checksum of its rows' text. */
+/** The tables a copy carries (each migration's own bookkeeping is made by `migrate` on each side), as `schema.name`, each with its row count and a checksum of its rows' text. */
 async function tableDigests(db: Db): Promise<Map<string, { rows: number; digest: string }>> {
   return db.transaction(async (tx) => {
     for (const setting of ["TimeZone = 'UTC'", "DateStyle = 'ISO, YMD'", "IntervalStyle = 'postgres'", "extra_float_digits = 3"]) await tx.query(`SET LOCAL ${setting}`);
     const tables = await tx.query<{ name: string }>(
       `SELECT table_schema || '.' || table_name AS name FROM information_schema.tables
-        WHERE table_type = 'BASE TABLE' AND ((table_schema = 'public' AND table_name <> 'schema_migrations')
+        WHERE table_type = 'BASE TABLE' AND ((table_schema = 'public' AND table_name NOT IN ('schema_migrations', 'schema_functions'))
               OR (table_schema = 'pgboss' AND table_name IN ('queue', 'schedule', 'subscription', 'job', 'archive')))
         ORDER BY 1`,
     );
