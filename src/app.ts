@@ -23,7 +23,6 @@ import { AdminDirectory } from "./domain/access/admin-directory.js";
 import { AdminStore } from "./store/admin-store.js";
 import { callRoutes } from "./http/call-routes.js";
 import { socketRoutes } from "./http/socket-routes.js";
-import { telephonyRoutes } from "./http/telephony-routes.js";
 import { recordingRoutes } from "./http/recording-routes.js";
 import { voiceRoutes } from "./http/voice-routes.js";
 import { chatRoutes } from "./http/chat-routes.js";
@@ -195,9 +194,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
   });
   await server.register(consoleRoutes(new ConsoleAssets()));
-  await server.register(socketRoutes({ authenticator, threads, events: voice.events, calls: voice.calls, pingMs: voice.settings.socketPingMs }));
   await server.register(
-    telephonyRoutes({ retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") }),
+    socketRoutes({
+      authenticator,
+      threads,
+      events: voice.events,
+      calls: voice.calls,
+      pingMs: voice.settings.socketPingMs,
+      telephony: { retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") },
+    }),
   );
   await voice.start();
   searchIndexMerger.start();

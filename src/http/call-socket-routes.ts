@@ -5,7 +5,7 @@ import type { CallService } from "../domain/calls/call-service.js";
 import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import { pcmFromBytes } from "../providers/speech/audio.js";
 import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
-import { bytesOf, closeOversizeWith1008, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
+import { bytesOf, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 
 export interface CallSocketOptions {
   calls: CallService;
@@ -71,7 +71,6 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
     (socket, request) => {
       const join = joins.get(request);
       if (!join) return socket.close(1011, "not authorized");
-      closeOversizeWith1008(socket);
       const connection = options.calls.join(
         join.call,
         {

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import {
   ConflictError,
   DomainError,
@@ -14,7 +15,7 @@ import {
 } from "../domain/shared/errors.js";
 import { nulRefusal } from "../domain/shared/storable-text.js";
 import { isConnectionFailure } from "../store/db.js";
-import { MalformedBodyError } from "./http-errors.js";
+import { MalformedBodyError, UnstorableTextError } from "./http-errors.js";
 
 export interface MappedError {
   status: number;
@@ -63,7 +64,7 @@ export function mapError(error: unknown, shape: ErrorBodyShape = "detail"): Mapp
     const body = shape === "legacy-error" ? { error: error.message, status_code: status } : { detail: error.message };
     return { status, headers: domainHeaders(error), body };
   }
-  if (error instanceof MalformedBodyError) return { status: 400, headers: {}, body: { detail: error.message } };
+  if (error instanceof MalformedBodyError || error instanceof UnstorableTextError) return { status: 400, headers: {}, body: { detail: error.message } };
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "FST_ERR_CTP_BODY_TOO_LARGE") return { status: 413, headers: {}, body: { detail: "Request Entity Too Large" } };
   if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
@@ -71,6 +72,12 @@ export function mapError(error: unknown, shape: ErrorBodyShape = "detail"): Mapp
   }
   // PostgreSQL refuses U+0000 in text (22021) and in jsonb (22P05); such input can only come from the request.
   if (code === "22021" || code === "22P05") return { status: 400, headers: {}, body: { detail: nulRefusal } };
+  // A plugin's own refusal of the request, such as the static files under /docs refusing `..` (403) or a NUL (400):
+  // its status with the standard reason, never the plugin's message, which may name a file.
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) {
+    return { status: statusCode, headers: {}, body: { detail: STATUS_CODES[statusCode] ?? "Bad Request" } };
+  }
   if (isConnectionFailure(error)) return { status: 503, headers: { "retry-after": "1" }, body: { detail: "Database unavailable, try again shortly" } };
   return { status: 500, headers: {}, body: { detail: "Internal Server Error" } };
 }

@@ -5,7 +5,7 @@ import type { Authenticator } from "../domain/access/credentials.js";
 import type { EventsService } from "../domain/events/events-service.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
 import type { ThreadService } from "../domain/threads/thread-service.js";
-import { bytesOf, closeOversizeWith1008, guard, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
+import { bytesOf, guard, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 import { enforceThreadScope } from "./thread-scope.js";
 import { missingAuthorization } from "./validation/missing-authorization.js";
 
@@ -53,7 +53,6 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
     (socket, request) => {
       const access = eventsAccess.get(request);
       if (!access) return socket.close(1011, "not authorized");
-      closeOversizeWith1008(socket);
       let subscription: { close(): void; poke(): void } | undefined;
       let closed = false;
       const allow = guard(socket, options.pingMs, eventsInbound, () => subscription?.poke());

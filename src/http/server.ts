@@ -9,8 +9,9 @@ import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
 import type { RateLimits } from "../domain/access/rate-limits.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
+import { containsNul } from "../domain/shared/storable-text.js";
 import { mapError, type ErrorBodyShape } from "./error-mapper.js";
-import { MalformedBodyError } from "./http-errors.js";
+import { MalformedBodyError, UnstorableTextError } from "./http-errors.js";
 import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
@@ -302,6 +303,7 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
       const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
       for (const part of [params, query, body]) if (part) issues.push(...part.issues);
       if (issues.length > 0) throw new RequestValidationError(issues);
+      if (containsNul(params?.value)) throw new UnstorableTextError();
       if (caller && typeof access === "object") enforceThreadScope(caller, access.thread({ params: params?.value, query: query?.value, body: body?.value }));
       if (definition.errorShape) handlerErrorShapes.set(request, definition.errorShape);
       const result = await definition.handler({

@@ -40,6 +40,7 @@ const EvaluationSchema = Type.Object({
   score: Type.Number({ minimum: 0, maximum: 1 }),
   judge: Type.Union([Type.Literal("llm"), Type.Literal("heuristic")]),
   criteria: Type.Array(Type.Object({ key: Type.String(), passed: Type.Boolean(), score: Type.Number(), reasoning: Type.String() })),
+  note: Type.Optional(Type.String({ description: "Why the heuristic judge stands in for the model's, when the model judge failed" })),
 });
 
 const StopReasonSchema = Type.Union([Type.Literal("max_turns"), Type.Literal("user_ended"), Type.Literal("agent_ended")]);

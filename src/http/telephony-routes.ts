@@ -1,4 +1,3 @@
-import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import type { RetellCalls } from "../domain/calls/retell-calls.js";
@@ -17,8 +16,7 @@ export interface TelephonyRoutesOptions {
   publicBaseUrl: string | undefined;
 }
 
-/** Retell sends the whole transcript with each turn and webhook; a long call's transcript is large, but not this large. */
-const maxFrameBytes = 4 * 1024 * 1024;
+/** Retell sends the whole transcript with each webhook; a long call's transcript is large, but not this large. */
 const maxWebhookBytes = 16 * 1024 * 1024;
 /** Frames kept while a Retell socket's call is looked up (a second or two): Retell sends a handful at most. */
 const maxPendingFrames = 50;
@@ -44,11 +42,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * What telephony vendors call: Retell's webhook and Custom LLM socket, Twilio's status callback and media stream.
  * None carries a Parley credential: each is authenticated by the vendor's own means (a signature over the raw body,
  * an unguessable call id, a token Parley put in the call's TwiML), and refused when that fails. Bodies are kept raw
- * in this plugin, since a signature covers the bytes as sent.
+ * in this plugin, since a signature covers the bytes as sent. The sockets are served by the WebSocket plugin of
+ * `socket-routes.ts`, which registers this one: their frames have the limit of every Parley socket.
  */
 export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
-    await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes } });
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string" }, async (_request: FastifyRequest, body: string | Buffer) => body.toString());
 

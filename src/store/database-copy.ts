@@ -107,8 +107,11 @@ async function verification(db: Queryable, table: TableSpec): Promise<TableVerif
 async function* pages(db: Queryable, table: TableSpec, batchRows: number): AsyncGenerator<{ json: string; count: number }> {
   const columns = table.columns.map(quote).join(", ");
   const key = table.key.map(quote).join(", ");
+  // Every key column reversed: `ORDER BY a, b DESC` would reverse `b` alone, and a page spanning two values of `a`
+  // would then resume before its own end (issue 21: page 2 of thread_events re-read page 1).
+  const keyDescending = table.key.map((column) => `${quote(column)} DESC`).join(", ");
   const lastKey = `json_build_object(${table.key.map((column) => `'${column.replaceAll("'", "''")}', ${quote(column)}`).join(", ")})`;
-  const aggregates = `count(*)::int AS count, coalesce(json_agg(page ORDER BY ${key}), '[]')::text AS json, (array_agg(${lastKey} ORDER BY ${key} DESC))[1]::text AS last`;
+  const aggregates = `count(*)::int AS count, coalesce(json_agg(page ORDER BY ${key}), '[]')::text AS json, (array_agg(${lastKey} ORDER BY ${keyDescending}))[1]::text AS last`;
   const first = `SELECT ${aggregates} FROM (SELECT ${columns} FROM ${qualified(table)} ORDER BY ${key} LIMIT ${batchRows}) AS page`;
   const next = `SELECT ${aggregates}
                   FROM (SELECT ${columns} FROM ${qualified(table)}

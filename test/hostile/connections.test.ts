@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import type { Server } from "node:http";
 import net, { type AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { forEachDatabase } from "../support/harness.js";
+import pino from "pino";
+import { createApp, type App } from "../../src/app.js";
+import { forEachDatabase, testConfig } from "../support/harness.js";
+import { errorLevel, LogLines } from "../support/log-lines.js";
 import { buildWorld, snapshot, type World } from "./support.js";
 
 /** What a raw client received before the server closed the connection, and how long that took. */
@@ -130,6 +133,30 @@ forEachDatabase("slow and malformed clients on a real socket", (h) => {
       const outcome = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: parley\r\nAuthorization: sk_junk\r\n${upgrade}\r\n\r\n`, undefined, 3000);
       assert.equal(statusAndBody(outcome.received).status, status, path);
     }
+  });
+});
+
+forEachDatabase("paths that climb out of the documentation's static files", (h) => {
+  let app: App;
+  let port: number;
+  let logged: LogLines;
+  before(async () => {
+    logged = new LogLines();
+    app = await createApp(testConfig(h().database), { db: h().database.db, logger: pino({ level: "warn" }, logged) });
+    await app.server.listen({ port: 0, host: "127.0.0.1" });
+    port = (app.server.server.address() as AddressInfo).port;
+  });
+  after(() => app.close());
+
+  test("a /docs/static path with .., an encoded slash or backslash, or NUL, sent as is, is refused with 4xx and nothing logged at error level", async () => {
+    const before = logged.lines.length;
+    for (const path of ["/docs/static/..%2fpackage.json", "/docs/static/..", "/docs/static/%00", "/docs/static/..%5cpackage.json", "/docs/static/..%2f..%2fpackage.json"]) {
+      const outcome = await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: parley\r\nConnection: close\r\n\r\n`, undefined, 3000);
+      const { status, body } = statusAndBody(outcome.received);
+      assert.ok([400, 403, 404].includes(status), `${path}: ${status} ${body}`);
+      assert.doesNotMatch(body, /"name"\s*:\s*"parley"/, `${path} does not serve package.json`);
+    }
+    assert.deepEqual(logged.since(before, errorLevel), []);
   });
 });
 

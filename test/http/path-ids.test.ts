@@ -33,4 +33,23 @@ forEachDatabase("path ids of every length", (h) => {
     const response = await h().request({ method: "GET", url: `/nothing/${"a".repeat(3000)}` });
     assert.deepEqual([response.status, response.json()], [404, { detail: "Not Found" }]);
   });
+
+  test("a path id holding NUL is 400 with the NUL detail on every route, whether or not the route asks the database", async () => {
+    const { apiKey } = await h().organization();
+    const nul = { detail: "Text must not contain NUL (U+0000) characters" };
+    const requests: { method: "GET" | "POST" | "DELETE"; url: string }[] = [
+      { method: "GET", url: "/threads/%00" },
+      { method: "GET", url: "/threads/a%00b" },
+      { method: "GET", url: "/threads/a%00b/messages" },
+      { method: "GET", url: "/threads/a%00b/messages/search?query=x" },
+      { method: "POST", url: "/threads/a%00b/token" },
+      { method: "GET", url: "/calls/a%00b" },
+      { method: "GET", url: "/simulations/a%00b" },
+      { method: "GET", url: "/simulations/%00" },
+    ];
+    for (const request of requests) {
+      const response = await h().request({ ...request, headers: { authorization: apiKey } });
+      assert.deepEqual([response.status, response.json()], [400, nul], `${request.method} ${request.url}`);
+    }
+  });
 });

@@ -203,19 +203,39 @@ forEachDatabase("simulations with model providers on loopback servers", (h) => {
     assert.deepEqual((await historyOf(h(), apiKey, simulation.thread_id!)).map((message) => message.message), simulation.turns.map((turn) => turn.message));
   });
 
-  test("a judge whose answer breaks the schema is a 502, and the stored run keeps its conversation without an evaluation", async () => {
+  test("a judge that ignores response_format and answers free text, twice, gives way to the heuristic judge with a note: 200, the run stored", async () => {
     const { apiKey, threadId } = await project({});
-    openai.setBehaviour((request) => (isJudge(request) ? { chunks: ['{"criteria": {"task_completion": "good"}}'] } : isSimulatedUser(request) ? simulatedUserAnswer(request) : { chunks: ["Sure."] }));
-    const before = await h().database.db.query<{ id: string }>("SELECT id FROM simulations");
-    const response = await simulate(h(), apiKey, { thread_id: threadId, message: "Hi", simulate: { max_turns: 2, evaluate: true, create: true } });
-    assert.equal(response.status, 502);
-    assert.match(response.json<{ detail: string }>().detail, /judge/);
-    const [run] = await h().database.db.query<{ id: string; evaluation: unknown; turns: unknown[] }>(
-      "SELECT id, evaluation, turns FROM simulations WHERE NOT (id = ANY($1::text[]))",
-      [before.map((row) => row.id)],
+    // As many OpenAI-compatible servers do: `response_format` is not understood, and the model just talks.
+    openai.setBehaviour((request) =>
+      isJudge(request) ? { chunks: ["The agent was ", "helpful and polite throughout."] } : isSimulatedUser(request) ? simulatedUserAnswer(request) : { chunks: ["Sure."] },
     );
-    assert.equal(run!.evaluation, null);
-    assert.equal(run!.turns.length, 4);
+    const before = openai.requests.length;
+    const response = await simulate(h(), apiKey, { thread_id: threadId, message: "Hi", simulate: { max_turns: 2, evaluate: true, create: true } });
+    assert.equal(response.status, 200, response.body);
+    const { simulation } = response.json<SimulationBody>().extras;
+    const evaluation = simulation.evaluation!;
+    assert.equal(evaluation.judge, "heuristic");
+    assert.match(evaluation.note ?? "", /judge/);
+    assert.deepEqual(evaluation.criteria.map((criterion) => criterion.key), ["task_completion", "stays_on_topic", "no_repetition"]);
+    assert.equal(openai.requests.slice(before).filter(isJudge).length, 2, "the judge is asked once more before it is given up");
+    const stored = await h().request({ method: "GET", url: `/simulations/${simulation.id}`, headers: { authorization: apiKey } });
+    assert.equal(stored.status, 200);
+    assert.deepEqual(stored.json<{ evaluation: unknown; turns: unknown[] }>().evaluation, evaluation);
+    assert.equal(stored.json<{ turns: unknown[] }>().turns.length, 4);
+  });
+
+  test("a judge whose first answer breaks the schema and whose second keeps it is the model's judgement", async () => {
+    const { apiKey, threadId } = await project({});
+    let judged = 0;
+    openai.setBehaviour((request) => {
+      if (!isJudge(request)) return isSimulatedUser(request) ? simulatedUserAnswer(request) : { chunks: ["Sure."] };
+      judged += 1;
+      return judged === 1 ? { chunks: ['{"criteria": {"task_completion": "good"}}'] } : judgeAnswer(request);
+    });
+    const response = await simulate(h(), apiKey, { thread_id: threadId, message: "Hi", simulate: { max_turns: 2, evaluate: true } });
+    assert.equal(response.status, 200, response.body);
+    const evaluation = response.json<SimulationBody>().extras.simulation.evaluation!;
+    assert.deepEqual([evaluation.judge, evaluation.note, judged], ["llm", undefined, 2]);
   });
 
   test("a model that fails mid-simulation is a 502 in a plain response and an error line in a stream", async () => {

@@ -1,20 +1,67 @@
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
+import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { after, before, test } from "node:test";
 import pino from "pino";
 import { createApp, type App } from "../../src/app.js";
 import { EventsService } from "../../src/domain/events/events-service.js";
 import { EventsStore } from "../../src/store/events-store.js";
 import { testConfig } from "../support/harness.js";
+import { errorLevel, LogLines, warnLevel } from "../support/log-lines.js";
 import { forEachVoiceDatabase, listen, testVoiceSettings, TestSocket, waitForCall } from "./support.js";
 
-/** Log lines at warn and above, as pino writes them, for tests that check how a client's fault is logged. */
-class LogLines extends Writable {
-  readonly lines: { level: number; msg: string }[] = [];
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    for (const line of chunk.toString().split("\n").filter((text) => text !== "")) this.lines.push(JSON.parse(line) as { level: number; msg: string });
-    done();
-  }
+/**
+ * Opens a WebSocket by hand and writes, in the same packet as the upgrade request, a masked text frame of `bytes`
+ * and then a close frame (1000); resolves with the code of the server's close frame. The frame is there before the
+ * route could check anything (a token, a call id), so this is how a client that has not authenticated is treated.
+ */
+function closeCodeAfterFrame(base: string, path: string, bytes: number, headers: Record<string, string> = {}): Promise<number> {
+  const { hostname, port } = new URL(base);
+  const request = [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    "Connection: Upgrade",
+    "Upgrade: websocket",
+    "Sec-WebSocket-Version: 13",
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    "",
+    "",
+  ].join("\r\n");
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64BE(BigInt(bytes));
+  // A zero masking key leaves the payload as it is; a client's frames must be masked, with any key.
+  const frame = Buffer.concat([Buffer.from([0x81, 0x80 | 127]), length, Buffer.alloc(4), Buffer.alloc(bytes, "a")]);
+  const close = Buffer.from([0x88, 0x80 | 2, 0, 0, 0, 0, 0x03, 0xe8]);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let received = Buffer.alloc(0);
+    const settle = (outcome: () => void) => {
+      socket.destroy();
+      outcome();
+    };
+    socket.on("data", (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const status = received.subarray(0, headEnd).toString().split(" ")[1];
+      if (status !== "101") return settle(() => reject(new Error(`upgrade refused: ${received.toString()}`)));
+      let offset = headEnd + 4;
+      while (received.length >= offset + 2) {
+        const opcode = received[offset]! & 0x0f;
+        let size = received[offset + 1]! & 0x7f;
+        let start = offset + 2;
+        if (size === 126) [size, start] = [received.length >= start + 2 ? received.readUInt16BE(start) : Infinity, start + 2];
+        else if (size === 127) [size, start] = [received.length >= start + 8 ? Number(received.readBigUInt64BE(start)) : Infinity, start + 8];
+        if (received.length < start + size) return;
+        if (opcode === 0x8) return settle(() => resolve(size >= 2 ? received.readUInt16BE(start) : 1005));
+        offset = start + size;
+      }
+    });
+    socket.on("error", (error) => settle(() => reject(error)));
+    socket.on("close", () => resolve(1006));
+    socket.write(Buffer.concat([Buffer.from(request), frame, close]));
+  });
 }
 
 forEachVoiceDatabase("hostile frames and parameters on the WebSockets", (h) => {
@@ -121,5 +168,44 @@ forEachVoiceDatabase("hostile frames and parameters on the WebSockets", (h) => {
     });
     await assert.rejects(TestSocket.open(`${base}/calls/${"c".repeat(150)}/ws?token=x`), { status: 404 });
     await assert.rejects(TestSocket.open(`${base}/calls/${"c".repeat(201)}/ws?token=x`), { status: 422 });
+  });
+
+  test("every socket refuses a frame over 64 KiB with 1008 before anything is authenticated, logged at warn", async () => {
+    const { apiKey, projectId } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    const events = await TestSocket.open(`${base}/threads/${threadId}/events`, { authorization: apiKey });
+    const queued = await h().request({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
+    assert.equal(queued.status, 200, queued.body);
+    const ready = await events.next((event) => event.type === "web_call.ready");
+    events.close();
+    const sockets: [string, Record<string, string>][] = [
+      [`/threads/${threadId}/events`, { authorization: apiKey }],
+      [`/calls/${String(ready.call_id)}/ws?token=${String(ready.access_token)}`, {}],
+      [`/voice/twilio/media/${randomUUID()}`, {}],
+      [`/voice/retell/llm/${randomUUID()}`, {}],
+    ];
+    for (const [path, headers] of sockets) {
+      const before = logged.lines.length;
+      assert.equal(await closeCodeAfterFrame(base, path, 64 * 1024 + 1, headers), 1008, path);
+      assert.deepEqual(logged.since(before, errorLevel), [], `${path}: nothing at error level`);
+      assert.ok(
+        logged.since(before, warnLevel).some((line) => line.msg === "a WebSocket client broke the protocol"),
+        `${path}: the refusal is logged at warn`,
+      );
+    }
+  });
+
+  test("a WebSocket upgrade, accepted or refused, logs nothing at warn or above", async () => {
+    const { apiKey } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    const before = logged.lines.length;
+    const events = await TestSocket.open(`${base}/threads/${threadId}/events`, { authorization: apiKey });
+    events.send({ type: "ping" });
+    assert.equal((await events.next((message) => message.type === "pong")).type, "pong");
+    events.close();
+    await events.waitClosed();
+    await assert.rejects(TestSocket.open(`${base}/threads/${randomUUID()}/events`, { authorization: apiKey }), { status: 404 });
+    await assert.rejects(TestSocket.open(`${base}/threads/${threadId}/events`), { status: 422 });
+    assert.deepEqual(logged.since(before, warnLevel), []);
   });
 });

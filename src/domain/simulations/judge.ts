@@ -100,7 +100,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The model's verdicts, or an UpstreamError (502) when its answer does not have the schema's shape. */
+/** The model's verdicts, or an UpstreamError when its answer does not have the schema's shape. */
 export function parseJudgeAnswer(text: string, criteria: readonly Criterion[]): CriterionResult[] {
   const answer = parseObject(text);
   const byKey = isRecord(answer) && isRecord(answer["criteria"]) ? answer["criteria"] : undefined;
@@ -114,10 +114,11 @@ export function parseJudgeAnswer(text: string, criteria: readonly Criterion[]): 
   });
 }
 
-/** The model judges the whole transcript against every criterion, answering in the schema above. */
-export async function modelJudge(provider: LlmProvider, input: JudgeInput): Promise<Evaluation> {
+/** An answer not in the schema is asked for once more (decisions.md, Simulation): a model's slip is not yet a failed judge. */
+const judgeAttempts = 2;
+
+async function judgeAnswerText(provider: LlmProvider, input: JudgeInput, structuredOutput: StructuredOutput): Promise<string> {
   let text = "";
-  const structuredOutput = judgeSchema(input.criteria);
   try {
     for await (const delta of provider.stream({ messages: judgePrompt(input), task: "analysis", structuredOutput })) text += delta;
   } catch (error) {
@@ -127,7 +128,23 @@ export async function modelJudge(provider: LlmProvider, input: JudgeInput): Prom
     }
     throw error;
   }
-  return verdictOf(parseJudgeAnswer(text, input.criteria), input.criteria, "llm");
+  return text;
+}
+
+/**
+ * The model judges the whole transcript against every criterion, answering in the schema above; an UpstreamError
+ * when its provider fails or its answer is twice not in the schema.
+ */
+export async function modelJudge(provider: LlmProvider, input: JudgeInput): Promise<Evaluation> {
+  const structuredOutput = judgeSchema(input.criteria);
+  for (let attempt = 1; ; attempt += 1) {
+    const text = await judgeAnswerText(provider, input, structuredOutput);
+    try {
+      return verdictOf(parseJudgeAnswer(text, input.criteria), input.criteria, "llm");
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || attempt >= judgeAttempts) throw error;
+    }
+  }
 }
 
 // ─── The heuristic judge ─────────────────────────────────────────────────────────────────────────────────────────

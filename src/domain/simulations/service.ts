@@ -1,6 +1,6 @@
 import type { ThreadRecord } from "../threads/threads-repository.js";
 import type { ChatService, LlmFactory } from "../chat/chat-service.js";
-import { NotFoundError, valueError } from "../shared/errors.js";
+import { NotFoundError, UpstreamError, valueError } from "../shared/errors.js";
 import { generateText } from "../chat/generation.js";
 import { uuidv7 } from "../shared/ids.js";
 import { DEFAULT_SIMULATION_CRITERIA, simulationSettingsOf, type ProjectConfig } from "../projects/project-config.js";
@@ -228,11 +228,22 @@ export class SimulationService {
     return [...DEFAULT_SIMULATION_CRITERIA, ...simulationSettingsOf(resolved.config).criteria];
   }
 
-  private evaluate(resolved: ResolvedProject, input: Omit<JudgeInput, "agentFallback">): Promise<Evaluation> {
+  /**
+   * The model's judgement when the project has a model; otherwise, or when the model judge fails (its provider, or
+   * its answer twice not in the schema), the heuristic judge's, which then says why in `note`: the conversation is
+   * already held, and a judge's failure must not lose it.
+   */
+  private async evaluate(resolved: ResolvedProject, input: Omit<JudgeInput, "agentFallback">): Promise<Evaluation> {
     const model = simulationModel(resolved);
-    if (model.agent.provider !== "builtin") return modelJudge(this.llm(model.agent, model.apiKey), input);
     const { agent } = resolved.config;
-    return Promise.resolve(heuristicJudge({ ...input, ...(agent.provider === "builtin" ? { agentFallback: agent.fallback } : {}) }));
+    const heuristic = () => heuristicJudge({ ...input, ...(agent.provider === "builtin" ? { agentFallback: agent.fallback } : {}) });
+    if (model.agent.provider === "builtin") return heuristic();
+    try {
+      return await modelJudge(this.llm(model.agent, model.apiKey), input);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      return { ...heuristic(), note: `The model judge gave no judgement (${error.message}), so the heuristic judge's is given instead.` };
+    }
   }
 }
 

@@ -27,6 +27,8 @@ export interface Evaluation {
   score: number;
   judge: "llm" | "heuristic";
   criteria: CriterionResult[];
+  /** Why the heuristic judge stands in for the model's, when the model judge failed. */
+  note?: string;
 }
 
 export interface Criterion {
