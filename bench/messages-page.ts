@@ -1,6 +1,7 @@
 /**
  * 1. `GET /threads/{id}/messages` (a page of 20) under keep-alive load from a generator process, against a bare
- * `node:http` server answering the very same bytes: what Parley's HTTP stack, auth and two database reads cost.
+ * `node:http` server answering the very same bytes (headers and a new request id included): what Parley's HTTP
+ * stack, auth, page cache, logging and metrics cost.
  */
 import type { Benchmark } from "./lib/benchmark.js";
 import { chatQuestion, helpDeskConfig, type BenchContext } from "./lib/context.js";
@@ -52,9 +53,10 @@ export const messagesPage: Benchmark = {
       if (measured.b.errors > 0) notes.push(`messages [${kind}]: ${measured.b.errors} errors (${measured.b.firstError ?? ""})`);
       rows.push(
         row(
-          { benchmark: "1 messages page", db: kind, name: "GET 20 messages, req/s", figure: measured.b.perSecond, unit: "req/s", baseline: measured.a.perSecond, baselineLabel: "bare node:http", target: "≥ 50% of bare" },
-          { on: "ratio", atLeast: 0.5 },
+          { benchmark: "1 messages page", db: kind, name: "GET 20 messages, req/s", figure: measured.b.perSecond, unit: "req/s", baseline: measured.a.perSecond, baselineLabel: "bare node:http", target: "≥ 70% of bare" },
+          { on: "ratio", atLeast: 0.7 },
         ),
+        row({ benchmark: "1 messages page", db: kind, name: "CPU per request", figure: cpu.serverUs + cpu.postgresUs, unit: "µs", baseline: bareUs, baselineLabel: "bare" }),
         row({ benchmark: "1 messages page", db: kind, name: `p99 at ${connections} connections`, figure: measured.b.latencies.p99, unit: "ms", baseline: measured.a.latencies.p99, baselineLabel: "bare" }),
       );
     }

@@ -50,6 +50,7 @@ import { ConsoleAssets } from "./web/console-bundle.js";
 import { ThreadListing } from "./domain/threads/thread-listing.js";
 import { ThreadListingStore } from "./store/thread-listing-store.js";
 import { TurnBufferedStdout } from "./log-destination.js";
+import { RequestLines } from "./http/request-line.js";
 import { loadServerSecrets } from "./server-secrets.js";
 import type { Db } from "./domain/shared/database.js";
 import { migrate } from "./store/migrate.js";
@@ -88,9 +89,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger =
     options.logger ??
     pino({ level: config.logLevel, redact: { paths: ["req.headers.authorization", "*.api_key", "*.access_token"], censor: "[redacted]" } }, logOutput);
-  // The request line holds only the method, route pattern, status, time and request id: nothing to redact, and
-  // redaction is a third of the cost of a line.
-  const requestLogger = logOutput ? pino({ level: config.logLevel }, logOutput) : logger;
+  // The request line holds only the method, route pattern, status, time and request id: nothing to redact, so it is
+  // written to the output by hand (the logger only decides whether info lines are on).
+  const requestLines = new RequestLines(logger, logOutput);
   const db = options.db ?? (await openDatabase(config));
   await migrate(db);
   const secrets = await loadServerSecrets(config);
@@ -171,7 +172,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const server = await buildServer({
     timeouts: config.httpTimeouts,
     logger,
-    requestLogger,
+    requestLines,
     bodyLimitBytes: config.bodyLimitBytes,
     authenticator,
     rateLimits,

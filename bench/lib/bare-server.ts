@@ -1,14 +1,21 @@
 /**
  * The physical limit for an HTTP read on this machine: a bare `node:http` server in its own process that answers
- * every request with the same JSON bytes (set by the runner with "body").
+ * every request with the same JSON bytes (set by the runner with "body") and the same headers as Parley's answer,
+ * a new request id each time included.
  */
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveParent } from "./children.js";
 
 let body = Buffer.from("{}");
 const server = createServer((_request, response) => {
-  response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+  response.writeHead(200, {
+    "x-request-id": randomUUID(),
+    "access-control-allow-origin": "*",
+    "content-type": "application/json; charset=utf-8",
+    "content-length": body.length,
+  });
   response.end(body);
 });
 server.keepAliveTimeout = 60_000;

@@ -147,9 +147,9 @@ export class BenchContext {
     return { port: child.info.port, pid: child.pid, stop: this.defer(() => child.stop()) };
   }
 
-  async fakeProvider(behaviour: FakeBehaviour): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  async fakeProvider(behaviour: FakeBehaviour): Promise<{ url: string; port: number; pid: number; stop(): Promise<void> }> {
     const child = await startChild<{ url: string }>(benchFile("lib/fake-provider.ts"), { FAKE_BEHAVIOUR: JSON.stringify(behaviour) });
-    return { url: child.info.url, port: Number(new URL(child.info.url).port), stop: this.defer(() => child.stop()) };
+    return { url: child.info.url, port: Number(new URL(child.info.url).port), pid: child.pid, stop: this.defer(() => child.stop()) };
   }
 
   /** Runs one load in a fresh generator process. */

@@ -15,6 +15,7 @@ import { MalformedBodyError, UnstorableTextError } from "./http-errors.js";
 import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
+import type { RequestLines } from "./request-line.js";
 import { accessKindOf, type AccessKind, type MemoryAnswer, type RouteDefinition } from "./route.js";
 import { enforceThreadScope } from "./thread-scope.js";
 import type { ValidationIssue } from "../domain/shared/validation-issue.js";
@@ -24,8 +25,8 @@ import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
-  /** Where the one line per request goes. */
-  requestLogger: FastifyBaseLogger;
+  /** Writes the one line per request. */
+  requestLines: RequestLines;
   bodyLimitBytes: number;
   authenticator: Authenticator;
   rateLimits: RateLimits;
@@ -162,9 +163,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   /** One line per request (Fastify's default writes two), and the request's metrics. */
   const finished = (requestId: string, method: string, route: string, status: number, ms: number): void => {
     options.metrics.observe(method, route, status, ms / 1000);
-    // The route pattern, not the URL, so that no query value is logged. Written with the request id by a logger of
+    // The route pattern, not the URL, so that no query value is logged. Written with the request id by a writer of
     // its own, so that no per-request child logger is made.
-    options.requestLogger.info({ reqId: requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, "request");
+    options.requestLines.write(requestId, method, route, status, Math.round(ms * 10) / 10);
   };
 
   let closing = false;

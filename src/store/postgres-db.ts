@@ -43,34 +43,51 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   };
   const listener = new PostgresListener({ connectionString, types: { getTypeParser } });
 
+  async function transactionCommittingLater<T>(work: (tx: Transaction) => Promise<T>): Promise<{ result: T; committed: Promise<void> }> {
+    const client = await pool.connect();
+    // A checked-out client whose connection drops emits "error"; unhandled, that would end the process.
+    let dropped = false;
+    const ignoreDrop = () => {
+      dropped = true;
+    };
+    client.on("error", ignoreDrop);
+    const release = () => {
+      client.off("error", ignoreDrop);
+      client.release(dropped);
+    };
+    let result: T;
+    try {
+      await client.query("BEGIN");
+      result = await work({ query: (sql, params) => run(client, sql, params), exec: async (script) => void (await client.query(script)) });
+    } catch (error) {
+      if (isConnectionFailure(error)) dropped = true;
+      else await client.query("ROLLBACK").catch(() => undefined);
+      release();
+      throw error;
+    }
+    const committed = client.query("COMMIT").then(
+      () => release(),
+      (error: unknown) => {
+        // A failed COMMIT ends the transaction (rolled back); a lost connection leaves nothing to reuse.
+        if (isConnectionFailure(error)) dropped = true;
+        release();
+        throw error;
+      },
+    );
+    return { result, committed };
+  }
+
   return {
     kind: "postgres",
     query: (sql, params) => run(pool, sql, params),
     // A query without parameters goes by the simple protocol, which takes several statements on one connection.
     exec: async (script) => void (await pool.query(script)),
     async transaction(work) {
-      const client = await pool.connect();
-      // A checked-out client whose connection drops emits "error"; unhandled, that would end the process.
-      let dropped = false;
-      const ignoreDrop = () => {
-        dropped = true;
-      };
-      client.on("error", ignoreDrop);
-      try {
-        await client.query("BEGIN");
-        const tx: Transaction = { query: (sql, params) => run(client, sql, params), exec: async (script) => void (await client.query(script)) };
-        const result = await work(tx);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        if (isConnectionFailure(error)) dropped = true;
-        else await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.off("error", ignoreDrop);
-        client.release(dropped);
-      }
+      const { result, committed } = await transactionCommittingLater(work);
+      await committed;
+      return result;
     },
+    transactionCommittingLater,
     listen: (channel, handler) => listener.listen(channel, handler),
     get listening() {
       return listener.listening;

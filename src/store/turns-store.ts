@@ -1,20 +1,22 @@
 import { jsonParam } from "./db.js";
-import { type Queryable } from "../domain/shared/database.js";
+import type { Db, Queryable } from "../domain/shared/database.js";
 import { threadEventsChannel } from "../domain/events/events-repository.js";
 import type { Notifier } from "./notifier.js";
 import { unlockChannel } from "./thread-locks.js";
 import { LeaseBusyError, type ThreadLease } from "../domain/threads/thread-locks.js";
-import type { OpenedTurn } from "../domain/chat/turns-repository.js";
+import type { OpenedTurn, TurnsRepository } from "../domain/chat/turns-repository.js";
+
+type TurnOpening = Parameters<TurnsRepository["open"]>[0];
 
 /**
  * The writes of one chat turn as two statements (the SQL functions `parley_open_turn` and `parley_close_turn`, each in
- * its file in src/store/functions/): `open` before the model is called, `close` after. Each is one round trip and
- * one transaction, so that a turn costs the database two commits; the events they append (and a released lease)
- * are announced once each statement has returned.
+ * its file in src/store/functions/): `open` before the model is called, `close` after. Each is one transaction, so
+ * that a turn costs the database two commits; the events they append (and a released lease) are announced once each
+ * has committed.
  */
-export class TurnsStore {
+export class TurnsStore implements TurnsRepository {
   constructor(
-    private readonly db: Queryable,
+    private readonly db: Pick<Db, "query" | "transactionCommittingLater">,
     private readonly notifier: Notifier,
   ) {}
 
@@ -22,17 +24,22 @@ export class TurnsStore {
    * Takes the lease (when given), finds or opens the conversation, stores the user's message (when given) with its
    * event, and reads the history. Throws LeaseBusyError, having changed nothing, while another holder has the lease.
    */
-  async open(
-    turn: {
-      threadId: string;
-      projectId: string | null;
-      startNewConversation: boolean;
-      userMessage: { id: string; content: string; extras: Record<string, unknown> } | null;
-      historyLimit: number;
-    },
-    lease: ThreadLease | null,
-  ): Promise<OpenedTurn> {
-    const [row] = await this.db.query<{ conversation_id: number; history: OpenedTurn["history"]; event_seq: number | null }>(
+  async open(turn: TurnOpening, lease: ThreadLease | null): Promise<OpenedTurn> {
+    const { opened, eventSeq } = await this.openIn(this.db, turn, lease);
+    if (eventSeq !== null) this.announce(turn.threadId, eventSeq);
+    return opened;
+  }
+
+  async openFlushing(turn: TurnOpening, lease: ThreadLease | null): Promise<OpenedTurn & { durable: Promise<void> }> {
+    const { result, committed } = await this.db.transactionCommittingLater((tx) => this.openIn(tx, turn, lease));
+    const durable = committed.then(() => {
+      if (result.eventSeq !== null) this.announce(turn.threadId, result.eventSeq);
+    });
+    return { ...result.opened, durable };
+  }
+
+  private async openIn(db: Queryable, turn: TurnOpening, lease: ThreadLease | null): Promise<{ opened: OpenedTurn; eventSeq: number | null }> {
+    const [row] = await db.query<{ conversation_id: number; history: OpenedTurn["history"]; event_seq: number | null }>(
       "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
       [
         turn.threadId,
@@ -48,8 +55,11 @@ export class TurnsStore {
       ],
     );
     if (!row) throw new LeaseBusyError();
-    if (row.event_seq !== null) this.notifier.notify(threadEventsChannel, `${turn.threadId} ${row.event_seq}`);
-    return { conversationId: row.conversation_id, history: row.history };
+    return { opened: { conversationId: row.conversation_id, history: row.history }, eventSeq: row.event_seq };
+  }
+
+  private announce(threadId: string, eventSeq: number): void {
+    this.notifier.notify(threadEventsChannel, `${threadId} ${eventSeq}`);
   }
 
   /** Stores the reply with its event and bills it; releases the lease when given. */
@@ -68,7 +78,7 @@ export class TurnsStore {
     ]);
     if (!row) throw new Error(`parley_close_turn returned nothing for thread ${turn.threadId}`);
     lease?.markReleased();
-    this.notifier.notify(threadEventsChannel, `${turn.threadId} ${row.event_seq}`);
+    this.announce(turn.threadId, row.event_seq);
     if (row.released) this.notifier.notify(unlockChannel, turn.threadId);
   }
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { changeTags } from "../../src/domain/cache/invalidation.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
@@ -149,6 +150,46 @@ forEachDatabase(
       controller.abort();
       await eventually(async () => (await history(h(), apiKey, threadId)).some((m) => m.role === "assistant"), { what: "the stored reply", timeoutMs: 5_000, intervalMs: 50 });
       assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => m.message), ["tell me", "slow but complete"]);
+    });
+
+    test("a streamed turn whose model fails before its first token is a 502, and the user's message is kept", async () => {
+      const { apiKey, threadId, server } = await setup("openai");
+      server.setBehaviour({ status: 500 });
+      const response = await chat(apiKey, { thread_id: threadId, message: "are you there?", streaming: true });
+      assert.equal(response.status, 502);
+      assert.deepEqual((await history(h(), apiKey, threadId)).map((m) => [m.role, m.message]), [["user", "are you there?"]]);
+    });
+
+    test("a commit of the user's message that fails aborts the model call and the turn: no token is sent", async () => {
+      const { apiKey, threadId, server } = await setup("openai");
+      // A deferred constraint refuses the message at its commit, after a pause in which the model is already
+      // streaming (on PostgreSQL the model is asked while the commit flushes; PGlite commits first).
+      const suffix = randomUUID().replaceAll("-", "");
+      const refused = `refused at commit ${suffix}`;
+      const db = h().database.db;
+      await db.exec(`
+        CREATE FUNCTION refuse_${suffix}() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(0.2); RAISE EXCEPTION 'refused at commit'; END $$;
+        CREATE CONSTRAINT TRIGGER refuse_${suffix} AFTER INSERT ON messages DEFERRABLE INITIALLY DEFERRED
+          FOR EACH ROW WHEN (NEW.content = '${refused}') EXECUTE FUNCTION refuse_${suffix}();`);
+      try {
+        server.setBehaviour({ chunks: Array.from({ length: 20 }, (_, i) => `t${i} `), chunkDelayMs: 30 });
+        const asked = server.requests.length;
+        const response = await chat(apiKey, { thread_id: threadId, message: refused, streaming: true });
+        assert.equal(response.status, 500, response.body);
+        assert.doesNotMatch(response.body, /"token"/);
+        assert.deepEqual(await history(h(), apiKey, threadId), []);
+        if (h().database.name === "postgres") {
+          assert.equal(server.requests.length, asked + 1, "the model was asked while the commit was flushing");
+          assert.ok(server.requests.at(-1)!.chunksSent < 20, "the model call was aborted when the commit failed");
+        } else {
+          assert.equal(server.requests.length, asked, "the model is asked once the message is committed");
+        }
+      } finally {
+        await db.exec(`DROP TRIGGER refuse_${suffix} ON messages; DROP FUNCTION refuse_${suffix}();`);
+      }
+      server.setBehaviour({ chunks: ["fine"] });
+      assert.equal((await chat(apiKey, { thread_id: threadId, message: "again", streaming: true })).status, 200, "no lock is left behind");
     });
   },
   { PROVIDER_TIMEOUT_MS: "1000" },

@@ -83,6 +83,12 @@ forEachDatabase("routing and FastAPI error shapes", (h) => {
     assert.deepEqual((await h().request({ method: "GET", url: "/readyz" })).json(), { status: "ok" });
     const metrics = await h().request({ method: "GET", url: "/metrics" });
     assert.match(metrics.body, /parley_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    // The latency histogram: cumulative buckets up to +Inf, which equals the count.
+    const healthz = (suffix: string) => Number(new RegExp(`parley_http_request_duration_seconds_${suffix}\\} (\\S+)`).exec(metrics.body)?.[1]);
+    assert.ok(healthz('bucket\\{le="0.005",method="GET",route="/healthz"') <= healthz('bucket\\{le="30",method="GET",route="/healthz"'));
+    assert.ok(healthz('count\\{method="GET",route="/healthz"') >= 1);
+    assert.equal(healthz('bucket\\{le="\\+Inf",method="GET",route="/healthz"'), healthz('count\\{method="GET",route="/healthz"'));
+    assert.ok(healthz('sum\\{method="GET",route="/healthz"') > 0);
     const openapi = (await h().request({ method: "GET", url: "/openapi.json" })).json<{ openapi: string; info: { version: string }; paths: Record<string, unknown> }>();
     assert.equal(openapi.openapi, "3.1.0");
     assert.equal(openapi.info.version, "1.0.0");

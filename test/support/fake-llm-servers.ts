@@ -68,6 +68,8 @@ export interface CapturedRequest {
   body: string;
   /** The body parsed as JSON, or undefined when it was not JSON. */
   json: unknown;
+  /** How many of the behaviour's chunks were written so far (fewer than all once the caller went away). */
+  chunksSent: number;
 }
 
 export type FakeResponder = (request: CapturedRequest) => FakeBehaviour;
@@ -221,7 +223,8 @@ function endingEvents(vendor: Vendor, behaviour: FakeBehaviour, json: unknown): 
   ];
 }
 
-async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour, json: unknown): Promise<void> {
+async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehaviour, captured: CapturedRequest): Promise<void> {
+  const json = captured.json;
   if (behaviour.hang) return;
   if (behaviour.status !== undefined) {
     const body = errorBody(vendor, behaviour.status, behaviour.errorMessage ?? "fake upstream error");
@@ -241,6 +244,7 @@ async function reply(vendor: Vendor, res: ServerResponse, behaviour: FakeBehavio
     if (res.destroyed) return;
     if (behaviour.cutAfterChunks === index) return cut(res);
     await writeEvent(res, vendor === "anthropic" && tool ? protocols.anthropic.toolInput(chunk) : protocol.text(chunk), behaviour);
+    captured.chunksSent += 1;
   }
   if (behaviour.cutAfterChunks !== undefined && behaviour.cutAfterChunks >= chunks.length) return cut(res);
   if (behaviour.streamError) await writeEvent(res, protocol.error(behaviour.errorMessage ?? "fake overload"), behaviour);
@@ -265,7 +269,7 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
       } catch {
         // Not JSON: `json` stays undefined and `body` shows exactly what was sent.
       }
-      const captured = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json };
+      const captured: CapturedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json, chunksSent: 0 };
       requests.push(captured);
       if (req.method !== "POST" || req.url !== path) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(errorBody(vendor, 404, `no route ${req.url ?? ""}`)));
@@ -273,7 +277,7 @@ async function startFake(vendor: Vendor, initial: FakeBehaviour | FakeBehaviour[
       }
       const turn = requests.length - 1 - scriptStart;
       const behaviour = typeof script === "function" ? script(captured) : (script[Math.min(turn, script.length - 1)] ?? {});
-      reply(vendor, res, behaviour, json).catch(() => res.destroy());
+      reply(vendor, res, behaviour, captured).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -41,6 +41,7 @@ export function controlledListener(inner: Db): ControlledListener {
     kind: inner.kind,
     query: (sql, params) => inner.query(sql, params),
     transaction: (work) => inner.transaction(work),
+    transactionCommittingLater: (work) => inner.transactionCommittingLater(work),
     exec: (script) => inner.exec(script),
     listen: (channel, handler) =>
       inner.listen(channel, (payload) => {

@@ -11,6 +11,8 @@ export interface ToolUse {
   origin: ToolCallOrigin;
   /** Told of each call as it finishes (the `tool.called` event). */
   onToolCall?: (record: ToolCallRecord) => Promise<void>;
+  /** Settles before any tool runs: a turn whose user's message is still committing runs no tool before it is durable. */
+  ready?: Promise<void>;
 }
 
 export interface AgentReply {
@@ -34,6 +36,7 @@ export async function generateReply(
   task: AgentTask,
   onToken: ((token: string) => void) | undefined,
   tools: ToolUse | undefined,
+  signal?: AbortSignal,
 ): Promise<AgentReply> {
   const specs = tools?.runner.specs() ?? [];
   const rounds: ToolRound[] = [];
@@ -50,6 +53,7 @@ export async function generateReply(
       const outputs = provider.respond({
         messages,
         task,
+        ...(signal ? { signal } : {}),
         ...(specs.length > 0 ? { tools: specs, toolChoice: lastChance ? ("none" as const) : ("auto" as const), toolRounds: rounds } : {}),
       });
       for await (const output of outputs) {
@@ -66,6 +70,7 @@ export async function generateReply(
       throw error;
     }
     if (!tools || calls.length === 0 || lastChance) return reply;
+    await tools.ready;
     const done = await Promise.all(
       calls.map(async (call) => {
         const result = await tools.runner.run(call, tools.origin);

@@ -58,8 +58,43 @@ export interface TurnResult {
 }
 
 /**
- * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure), the reply
- * is generated from the conversation's history and stored with its usage. Turns of one thread are serialized by the
+ * Runs `generate` while `durable` (the commit of the user's message) is pending, holding back its tokens until it is
+ * durable: no token reaches `onToken` before then. A commit that fails aborts the generation and is the turn's
+ * failure, whatever the model did meanwhile; a generation that fails is reported once the message is durable (it is
+ * kept when the model fails).
+ */
+async function generateOnceDurable<T>(
+  durable: Promise<void>,
+  generate: (onToken: ((token: string) => void) | undefined, signal: AbortSignal) => Promise<T>,
+  onToken: ((token: string) => void) | undefined,
+): Promise<T> {
+  const abort = new AbortController();
+  let held: string[] | undefined = [];
+  const released = durable.then(
+    () => {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const token of waiting) onToken?.(token);
+    },
+    () => abort.abort(),
+  );
+  const pass = onToken && ((token: string) => (held ? held.push(token) : onToken(token)));
+  let generated: T;
+  try {
+    generated = await generate(pass, abort.signal);
+  } catch (error) {
+    await durable;
+    throw error;
+  }
+  await durable;
+  await released;
+  return generated;
+}
+
+/**
+ * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure; a streamed
+ * turn asks the model while that commit flushes, and shows no token before it is durable), the reply is generated
+ * from the conversation's history and stored with its usage. Turns of one thread are serialized by the
  * thread lock, which also spans instances on PostgreSQL; its lease is taken and released by the turn's own two
  * statements, so that nothing but the look-ups and one statement precede the model's first token.
  */
@@ -96,16 +131,16 @@ export class ChatService {
     const agent = resolved.config.agent;
     const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
     return this.locks.withLeasedWork(thread.id, async (lease) => {
-      const { conversationId, history } = await this.turns.open(
-        {
-          threadId: thread.id,
-          projectId: resolved.project.id,
-          startNewConversation: request.startNewConversation,
-          userMessage,
-          historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
-        },
-        lease,
-      );
+      const opening = {
+        threadId: thread.id,
+        projectId: resolved.project.id,
+        startNewConversation: request.startNewConversation,
+        userMessage,
+        historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
+      };
+      // A streamed turn asks the model while the user's message is being flushed (its first token is what the
+      // client waits for); a whole reply is sent after the reply's own commit, so it gains nothing from that.
+      const { conversationId, history, durable } = request.onToken ? await this.turns.openFlushing(opening, lease) : { ...(await this.turns.open(opening, lease)), durable: undefined };
       const prompt = buildPrompt({
         systemPrompt: agent.system_prompt,
         context: thread.context,
@@ -117,12 +152,23 @@ export class ChatService {
       const replyId = uuidv7();
       const userMessageId = userMessage?.id ?? null;
       const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
-      const generated = await generateReply(this.llm(agent, resolved.secrets.agentApiKey, thread.context), prompt, request.task, request.onToken, {
-        runner,
-        origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
-        onToolCall: (record) =>
-          this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
-      });
+      const provider = this.llm(agent, resolved.secrets.agentApiKey, thread.context);
+      const generate = (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
+        generateReply(
+          provider,
+          prompt,
+          request.task,
+          onToken,
+          {
+            runner,
+            origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
+            onToolCall: (record) =>
+              this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
+            ...(durable ? { ready: durable } : {}),
+          },
+          signal,
+        );
+      const generated = durable ? await generateOnceDurable(durable, generate, request.onToken) : await generate(request.onToken);
       const reply = {
         id: replyId,
         content: generated.text,

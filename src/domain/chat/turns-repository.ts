@@ -29,6 +29,12 @@ export interface TurnsRepository {
     } | null;
     historyLimit: number;
   }, lease: ThreadLease | null): Promise<OpenedTurn>;
+  /**
+   * `open`, answered as soon as its statement has run, with the commit still flushing: `durable` settles once the
+   * user's message is durable, and rejects, the turn's writes undone, when the commit fails. The message's event is
+   * announced once it is durable.
+   */
+  openFlushing(turn: Parameters<TurnsRepository["open"]>[0], lease: ThreadLease | null): Promise<OpenedTurn & { durable: Promise<void> }>;
   /** Stores the reply with its event and bills it; releases the lease when given. */
   close(turn: {
     threadId: string;

@@ -45,8 +45,14 @@ export interface PageQuery {
 /** A page request without a cursor: the latest messages. */
 export const latestPageQuery = { newer: false, limit: 20 } satisfies PageQuery;
 
+/**
+ * The cache key of a page. Its parts are joined by newlines: no stored key has one inside a part (a thread id or
+ * cursor with a newline is refused, so never stored), and a looked-up part with one adds a separator, so that it
+ * cannot equal a stored key. A given cursor, even an empty one, is marked apart from none. Cheaper than JSON on
+ * every cached read.
+ */
 function pageKey(organizationId: string, threadId: string, query: PageQuery): string {
-  return JSON.stringify([organizationId, threadId, query.cursor ?? null, query.newer, query.limit]);
+  return `${organizationId}\n${threadId}\n${query.cursor === undefined ? "" : `c${query.cursor}`}\n${query.newer}\n${query.limit}`;
 }
 
 export interface HistoryPage {

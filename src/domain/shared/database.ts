@@ -16,6 +16,13 @@ export type ListenerStateHandler = (listening: boolean) => void;
 export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Like `transaction`, but hands `work`'s result back as soon as `work` is done, with the commit sent and not yet
+   * durable: `committed` settles once it is (and rejects when the commit failed, having changed nothing). For a
+   * caller that may start something else while the commit is flushing, and shows nothing of it before then. On
+   * PGlite, whose commit is not flushed on the side, `committed` has already settled when the result comes.
+   */
+  transactionCommittingLater<T>(work: (tx: Transaction) => Promise<T>): Promise<{ result: T; committed: Promise<void> }>;
   /** Runs a script of several statements (its own BEGIN and COMMIT included) as the server's simple protocol does. */
   exec(script: string): Promise<void>;
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
