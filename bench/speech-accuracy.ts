@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { PocketsphinxRecognizer } from "../src/providers/speech/pocketsphinx/streaming-recognizer.js";
+import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { wordErrorRate } from "../test/support/word-error-rate.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import { row, type Row } from "./lib/report.js";
@@ -69,7 +69,7 @@ const FRAME_SAMPLES = 320;
 const PACE_MS = 5;
 
 /** Each utterance streamed through one decoder; the words, and how long the words took after the last frame. */
-async function streamed(recognizer: PocketsphinxRecognizer, utterances: Int16Array[], phrases: string[]): Promise<{ hypotheses: string[]; finalMs: number[] }> {
+async function streamed(recognizer: PocketsphinxStt, utterances: Int16Array[], phrases: string[]): Promise<{ hypotheses: string[]; finalMs: number[] }> {
   const hypotheses: string[] = [];
   const finalMs: number[] = [];
   for (const samples of utterances) {
@@ -155,7 +155,7 @@ export const speechAccuracy: Benchmark = {
         }
         const utterances = await Promise.all(ids.map(async (id) => new Int16Array((await readFile(path.join(folder, `${id}.raw`))).buffer.slice(0))));
         for (const configuration of streamingRecognizers) {
-          const recognizer = new PocketsphinxRecognizer("en-US", 1, configuration.search);
+          const recognizer = new PocketsphinxStt("en-US", 1, undefined, configuration.search);
           try {
             await recognizer.warm();
             const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases);

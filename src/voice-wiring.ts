@@ -125,8 +125,9 @@ export function createVoice(deps: VoiceDeps): Voice {
       ? {
           audio: {
             speech: speechCalls,
-            // The callee's own voice, told apart from the agent's by ear; eSpeak NG, whatever the project's engines.
-            calleeVoice: () => engines.tts({ provider: "espeak", voice: "en-us", base_url: "", model: "" }, {}, { pitch: 60 }),
+            // The callee's own voice, told apart from the default agent voice (flite kal16) by ear: flite's rms, which
+            // the offline recognizer hears second best in the speech benchmark (docs/voice.md), whatever the project's engines.
+            calleeVoice: () => engines.tts({ provider: "flite", voice: "rms", base_url: "", model: "" }, {}),
           },
         }
       : {}),

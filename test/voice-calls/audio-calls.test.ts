@@ -77,7 +77,7 @@ forEachVoiceDatabase(
       const ready = await h().request({ method: "GET", url: "/readyz" });
       assert.equal(ready.status, 200);
       const body = ready.json<{ status: string; speech: { engine: string; ok: boolean }[] }>();
-      assert.deepEqual(body.speech.map((engine) => engine.engine), ["vad:webrtc", "stt:pocketsphinx", "tts:espeak"]);
+      assert.deepEqual(body.speech.map((engine) => engine.engine), ["vad:webrtc", "stt:pocketsphinx", "tts:flite", "tts:espeak"]);
       assert.equal(body.status, body.speech.every((engine) => engine.ok) ? "ok" : "degraded");
     });
 

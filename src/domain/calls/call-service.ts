@@ -302,7 +302,7 @@ export class CallService {
     });
     const { sttApiKey, ttsApiKey } = resolved.secrets;
     const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
-    return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session, speechKeys };
+    return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session, speechKeys, context: thread.context };
   }
 
   /** The project version a call was created with: its settings and credentials. */

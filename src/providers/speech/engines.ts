@@ -1,5 +1,6 @@
-import type { SpeechConfig } from "../../domain/projects/project-config.js";
+import { withDefaults, type FliteVoice, type SpeechConfig } from "../../domain/projects/project-config.js";
 import { EspeakPool, EspeakTts } from "./espeak/espeak-tts.js";
+import { FliteTts } from "./flite/flite-tts.js";
 import { SpeechUnavailableError } from "./errors.js";
 import { OpenAiStt } from "./openai/openai-stt.js";
 import { OpenAiTts } from "./openai/openai-tts.js";
@@ -7,6 +8,8 @@ import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx/pocketsphinx-
 import type { SpeechToText } from "./stt.js";
 import type { TextToSpeech } from "./tts.js";
 import { WebRtcVad } from "./webrtc/webrtc-vad.js";
+
+const defaultSpeech = withDefaults({}).speech;
 
 export interface SpeechKeys {
   sttApiKey?: string;
@@ -49,6 +52,7 @@ export class SpeechEngines {
     if (config.provider === "openai") {
       return new OpenAiTts({ baseUrl: config.base_url, model: config.model, ...(keys.ttsApiKey ? { apiKey: keys.ttsApiKey } : {}) }, config.voice);
     }
+    if (config.provider === "flite") return new FliteTts(config.voice as FliteVoice);
     return new EspeakTts(this.espeak, config.voice, options);
   }
 
@@ -59,6 +63,7 @@ export class SpeechEngines {
   async check(config: SpeechConfig): Promise<void> {
     if (config.stt.provider === "pocketsphinx") await checkPocketsphinx(config.stt.language);
     if (config.tts.provider === "espeak") await this.espeak.check();
+    if (config.tts.provider === "flite") new FliteTts(config.tts.voice as FliteVoice).check();
   }
 
   /** What `/readyz` reports: each offline engine of the default settings, and whether it runs here. */
@@ -74,6 +79,7 @@ export class SpeechEngines {
     return Promise.all([
       probe("vad:webrtc", () => WebRtcVad.create().then((vad) => vad.close())),
       probe("stt:pocketsphinx", () => checkPocketsphinx("en-US")),
+      probe("tts:flite", async () => new FliteTts(defaultSpeech.tts.voice as FliteVoice).check()),
       probe("tts:espeak", () => this.espeak.check()),
     ]);
   }

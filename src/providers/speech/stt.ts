@@ -1,5 +1,27 @@
 /** Speech-to-text: one finished turn of 16 kHz audio in, its words out ("" when nothing was recognized). */
 export interface SpeechToText {
   readonly name: string;
-  transcribe(samples: Int16Array, signal?: AbortSignal): Promise<string>;
+  /** `phrases` are words to favour (names, products, places): stt.keywords and what Parley adds to them. */
+  transcribe(samples: Int16Array, signal?: AbortSignal, phrases?: readonly string[]): Promise<string>;
+}
+
+/** One utterance being recognized while it is spoken. */
+export interface RecognitionStream {
+  /** Caller audio at 16 kHz, in order, as it arrives. */
+  write(samples: Int16Array): void;
+  /** The words heard so far (as of the last decoded chunk). */
+  partial(): string;
+  /** No more audio: the final words, once the last moments are decoded. */
+  finish(): Promise<string>;
+  /** The utterance is dropped (too short, or the call ended): nothing more is decoded. */
+  cancel(): void;
+}
+
+/** A recognizer that decodes while the caller speaks, so that at the end of a turn only its last moments remain. */
+export interface StreamingSpeechToText extends SpeechToText {
+  stream(phrases?: readonly string[]): RecognitionStream;
+}
+
+export function isStreaming(stt: SpeechToText): stt is StreamingSpeechToText {
+  return "stream" in stt && typeof stt.stream === "function";
 }

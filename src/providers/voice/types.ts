@@ -54,6 +54,8 @@ export interface ProviderCall {
   /** The version's credentials: a vendor's key or token. */
   secrets: ProjectSecrets;
   agent: VoiceAgent;
+  /** The thread's JSON context, whose values the call's recognizer favours (names, places). */
+  context: Record<string, unknown>;
 }
 
 /** What a provider knows of a call it placed: the vendor's id for it, when there is a vendor. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FRAME_MS, framesOf } from "../../../src/providers/speech/audio.js";
+import { callPhrases, readsComplete } from "../../../src/providers/speech/pipeline/phrases.js";
 import { TurnDetector, type TurnEvent } from "../../../src/providers/speech/pipeline/turn-detector.js";
 import { WebRtcVad } from "../../../src/providers/speech/webrtc/webrtc-vad.js";
 import { concatSamples, espeakCli, silence } from "../../support/speech-audio.js";
@@ -32,7 +33,7 @@ describe("voice activity detection (WebRTC VAD)", () => {
 
   it("a turn ends after the configured silence, holds the speech, and a short click is no turn", async () => {
     const vad = await WebRtcVad.create();
-    const detector = new TurnDetector(vad, { endOfTurnMs: 500, startMs: 100, preRollMs: 200, maxTurnMs: 30_000 });
+    const detector = new TurnDetector(vad, { endOfTurnMs: 500, minEndOfTurnMs: 200, startMs: 100, preRollMs: 200, maxTurnMs: 30_000 });
     const speech = (await espeakCli("What are your opening hours?", { sampleRate: 16_000 })).samples;
     const click = noise(20, 20_000);
     const stream = concatSamples(silence(400), click, silence(400), speech, silence(900));
@@ -52,5 +53,40 @@ describe("voice activity detection (WebRTC VAD)", () => {
     assert.ok(Math.abs(ended.frame - speechEndFrame - 25) <= 6, `turn ended at frame ${ended.frame}, speech at ${speechEndFrame}`);
     assert.ok(Math.abs(ended.event.endFrame - speechEndFrame) <= 6);
     assert.ok(ended.event.audio.length >= speech.length * 0.9 && ended.event.audio.length <= speech.length + 16 * 500);
+  });
+});
+
+describe("end of turn that follows the words", () => {
+  it("a turn whose words read as complete ends after the shorter silence; one left hanging waits for the longer", async () => {
+    const speech = (await espeakCli("What are your opening hours?", { sampleRate: 16_000 })).samples;
+    const endFrames = async (complete: boolean) => {
+      const vad = await WebRtcVad.create();
+      const detector = new TurnDetector(vad, { endOfTurnMs: 800, minEndOfTurnMs: 200, startMs: 100, preRollMs: 200, maxTurnMs: 30_000 }, () => complete);
+      let ended: { frame: number; endFrame: number } | undefined;
+      for (const frame of framesOf(concatSamples(silence(300), speech, silence(1500)))) {
+        const event = detector.push(frame);
+        if (event?.type === "turn_ended") ended = { frame: detector.frameCount, endFrame: event.endFrame };
+      }
+      vad.close();
+      assert.ok(ended, "the turn ended");
+      return ended.frame - ended.endFrame;
+    };
+    assert.equal(await endFrames(true), 200 / FRAME_MS);
+    assert.equal(await endFrames(false), 800 / FRAME_MS);
+  });
+
+  it("reads a sentence as complete unless it ends on a word that needs more", () => {
+    assert.ok(readsComplete("what are your opening hours"));
+    assert.ok(readsComplete("yes"));
+    assert.ok(!readsComplete(""));
+    assert.ok(!readsComplete("i would like to"));
+    assert.ok(!readsComplete("my name is"));
+    assert.ok(!readsComplete("book a table for two and"));
+  });
+
+  it("favours the project's keywords first, then the content words of its texts, each once", () => {
+    const phrases = callPhrases(["Ada Lovelace"], ["We are open from nine to five.", "Ada is our founder; we open at nine."]);
+    assert.deepEqual(phrases, ["Ada Lovelace", "open", "nine", "five", "ada", "founder"]);
+    assert.equal(callPhrases([], ["alpha bravo charlie delta"], 2).length, 2);
   });
 });

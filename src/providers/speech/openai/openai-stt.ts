@@ -16,13 +16,15 @@ export class OpenAiStt implements SpeechToText {
     private readonly language: string = "en-US",
   ) {}
 
-  async transcribe(samples: Int16Array, signal?: AbortSignal): Promise<string> {
+  /** `phrases` go in OpenAI's `prompt`, which biases the transcription toward their spelling (224 tokens at most there). */
+  async transcribe(samples: Int16Array, signal?: AbortSignal, phrases: readonly string[] = []): Promise<string> {
     const form = new FormData();
     const wav = encodeWav({ sampleRate: PIPELINE_SAMPLE_RATE, samples });
     form.append("file", new Blob([new Uint8Array(wav)], { type: "audio/wav" }), "turn.wav");
     form.append("model", this.endpoint.model);
     form.append("language", this.language.split("-")[0]?.toLowerCase() ?? "en");
     form.append("response_format", "json");
+    if (phrases.length > 0) form.append("prompt", phrases.join(", ").slice(0, 800));
     const response = await callOpenAi(this.endpoint, "/audio/transcriptions", { body: form }, signal);
     const body: unknown = await response.json().catch(() => undefined);
     const text = typeof body === "object" && body !== null ? (body as { text?: unknown }).text : undefined;

@@ -8,6 +8,7 @@ import { SpeechUnavailableError } from "../errors.js";
 import type { VoiceActivityDetector } from "../vad.js";
 import { WebRtcVad } from "../webrtc/webrtc-vad.js";
 import { CallRecorder } from "./call-recorder.js";
+import { callPhrases } from "./phrases.js";
 import type { AudioTransport } from "./transport.js";
 import { defaultTurnOptions } from "./turn-detector.js";
 import { VoicePipeline } from "./voice-pipeline.js";
@@ -68,7 +69,12 @@ export class SpeechCalls {
       stt: engines.stt(speech.stt, request.speechKeys),
       tts: engines.tts(speech.tts, request.speechKeys),
       vad,
-      turn: { ...defaultTurnOptions, endOfTurnMs: speech.end_of_turn_ms },
+      turn: { ...defaultTurnOptions, endOfTurnMs: speech.end_of_turn_ms, minEndOfTurnMs: speech.min_end_of_turn_ms },
+      phrases: callPhrases(speech.stt.keywords, [
+        ...request.config.agent.knowledge.flatMap((entry) => [entry.question, entry.answer]),
+        request.config.agent.greeting,
+        ...Object.values(request.context).filter((value): value is string | number => typeof value === "string" || typeof value === "number").map(String),
+      ]),
       transport,
       recorder,
       failed: (stage, error) => {

@@ -2,8 +2,10 @@ import { concatSamples, FRAME_MS } from "../audio.js";
 import type { VoiceActivityDetector } from "../vad.js";
 
 export interface TurnDetectorOptions {
-  /** Silence after speech that ends the turn. */
+  /** The longest silence after speech that ends the turn. */
   endOfTurnMs: number;
+  /** The silence that ends a turn whose words so far read as a complete sentence (`isComplete`). */
+  minEndOfTurnMs: number;
   /** Speech needed (within a slightly longer window) before it counts: a click or a cough is not a turn. */
   startMs: number;
   /** Audio kept from before speech was detected, so that the first syllable reaches the recognizer whole. */
@@ -12,10 +14,11 @@ export interface TurnDetectorOptions {
   maxTurnMs: number;
 }
 
-export const defaultTurnOptions: TurnDetectorOptions = { endOfTurnMs: 500, startMs: 100, preRollMs: 200, maxTurnMs: 30_000 };
+export const defaultTurnOptions: TurnDetectorOptions = { endOfTurnMs: 500, minEndOfTurnMs: 200, startMs: 100, preRollMs: 200, maxTurnMs: 30_000 };
 
 export type TurnEvent =
-  | { type: "speech_started" }
+  /** `audio`: the turn so far, from its pre-roll to the frame that started it. */
+  | { type: "speech_started"; audio: Int16Array }
   /**
    * `audio`: the turn from its pre-roll to a little after its last speech frame; `startFrame`: the number (from 1)
    * of the audio's first frame; `endFrame`: the number of the last frame of speech.
@@ -24,7 +27,8 @@ export type TurnEvent =
 
 /**
  * End-of-turn detection over a frame classifier: speech starts when most of a short window of frames is speech,
- * and the turn ends after `endOfTurnMs` without speech. Frames are fed in order, all of the same size.
+ * and the turn ends after `endOfTurnMs` without speech, or after `minEndOfTurnMs` when `isComplete` says the words
+ * heard so far read as a complete sentence. Frames are fed in order, all of the same size.
  */
 export class TurnDetector {
   private readonly startWindow: boolean[] = [];
@@ -38,6 +42,7 @@ export class TurnDetector {
   constructor(
     private readonly vad: VoiceActivityDetector,
     private readonly options: TurnDetectorOptions = defaultTurnOptions,
+    private readonly isComplete: () => boolean = () => false,
   ) {}
 
   get inSpeech(): boolean {
@@ -62,7 +67,9 @@ export class TurnDetector {
       this.silentFrames += 1;
     }
     const tooLong = this.turn.length * FRAME_MS >= this.options.maxTurnMs;
-    if (this.silentFrames * FRAME_MS < this.options.endOfTurnMs && !tooLong) return undefined;
+    const silenceMs = this.silentFrames * FRAME_MS;
+    const ended = silenceMs >= this.options.endOfTurnMs || (silenceMs >= this.options.minEndOfTurnMs && this.isComplete());
+    if (!ended && !tooLong) return undefined;
     // Keep 100 ms after the last speech frame: word endings (a fading "s") are often classified as silence.
     const keep = Math.min(this.turn.length, this.turn.length - this.silentFrames + Math.round(100 / FRAME_MS));
     const audio = concatSamples(...this.turn.slice(0, keep));
@@ -85,7 +92,7 @@ export class TurnDetector {
     this.turnStartFrame = this.frames - this.turn.length + 1;
     this.silentFrames = 0;
     this.lastSpeechFrame = this.frames;
-    return { type: "speech_started" };
+    return { type: "speech_started", audio: concatSamples(...this.turn) };
   }
 }
 

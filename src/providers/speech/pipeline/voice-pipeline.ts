@@ -1,11 +1,12 @@
 import type { Logger } from "pino";
 import { concatSamples, FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
-import type { SpeechToText } from "../stt.js";
+import { isStreaming, type RecognitionStream, type SpeechToText } from "../stt.js";
 import type { TextToSpeech } from "../tts.js";
 import type { VoiceActivityDetector } from "../vad.js";
 import { TurnDetector, type TurnDetectorOptions } from "./turn-detector.js";
 import type { TranscriptItem, VoiceAgent } from "../../voice/types.js";
 import type { CallRecorder } from "./call-recorder.js";
+import { readsComplete, spokenWords } from "./phrases.js";
 import { SentenceSplitter, spokenPart } from "./sentences.js";
 import type { AudioTransport } from "./transport.js";
 
@@ -24,6 +25,8 @@ export interface VoicePipelineOptions {
   log: Logger;
   /** How far ahead of real time agent audio is sent, so that the far end's playback never runs dry. */
   leadMs?: number;
+  /** Words the recognizer should favour (stt.keywords, the knowledge, the greeting, the thread's context values). */
+  phrases?: readonly string[];
 }
 
 interface Speaking {
@@ -54,9 +57,13 @@ export class VoicePipeline {
   private turnChain: Promise<void> = Promise.resolve();
   private speaking: Speaking | undefined;
   private stopped = false;
+  /** The caller's turn being recognized while it is spoken, with a recognizer that streams. */
+  private recognition: RecognitionStream | undefined;
+  /** What the agent said last: the caller's answer often repeats its words, so the recognizer favours them. */
+  private agentLastSaid = "";
 
   constructor(private readonly options: VoicePipelineOptions) {
-    this.detector = new TurnDetector(options.vad, options.turn);
+    this.detector = new TurnDetector(options.vad, options.turn, () => this.recognition !== undefined && readsComplete(this.recognition.partial()));
   }
 
   /** Caller audio at 16 kHz, in frames of any size (re-cut into 20 ms frames here). */
@@ -80,8 +87,14 @@ export class VoicePipeline {
   /** Stops listening and speaking (the call is ending); resolves once the turn in progress has wound down. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.recognition?.cancel();
+    this.recognition = undefined;
     this.bargeIn();
     await this.turnChain;
+  }
+
+  private phrases(): string[] {
+    return [...(this.options.phrases ?? []), ...spokenWords(this.agentLastSaid)];
   }
 
   private frame(frame: Int16Array): void {
@@ -90,9 +103,19 @@ export class VoicePipeline {
     const event = this.detector.push(frame);
     if (event?.type === "speech_started") {
       this.bargeIn();
+      const { stt } = this.options;
+      if (isStreaming(stt)) {
+        this.recognition = stt.stream(this.phrases());
+        this.recognition.write(event.audio);
+      }
       return;
     }
-    if (event?.type !== "turn_ended") return;
+    if (event?.type !== "turn_ended") {
+      if (this.detector.inSpeech) this.recognition?.write(frame);
+      return;
+    }
+    const recognition = this.recognition;
+    this.recognition = undefined;
     const endedAt = Date.now() - (this.detector.frameCount - event.endFrame) * FRAME_MS;
     // Anchored at the turn's last frame: a gap in delivery (a stalled stream) would sit before the speech, not in it.
     const lastFrame = event.startFrame - 1 + Math.round(event.audio.length / FRAME_SAMPLES) - 1;
@@ -101,7 +124,7 @@ export class VoicePipeline {
     this.enqueue(async () => {
       let text: string;
       try {
-        text = (await this.options.stt.transcribe(audio)).trim();
+        text = (recognition ? await recognition.finish() : await this.options.stt.transcribe(audio, undefined, this.phrases())).trim();
       } catch (error) {
         if (!this.stopped) this.options.failed("stt", error);
         return;
@@ -132,7 +155,7 @@ export class VoicePipeline {
     const speaking: Speaking = { controller: new AbortController(), spoken: [], current: undefined, audio: [], offset: undefined, interrupted: false };
     this.speaking = speaking;
     const { signal } = speaking.controller;
-    const splitter = new SentenceSplitter();
+    const splitter = new SentenceSplitter(200, true);
     const synthesized: Promise<Int16Array | undefined>[] = [];
     const sentences: string[] = [];
     let wake: (() => void) | undefined;
@@ -174,6 +197,7 @@ export class VoicePipeline {
     const said = [...speaking.spoken, ...(speaking.current ? [spokenPart(speaking.current.sentence, speaking.current.fraction)] : [])].join(" ").trim();
     if (said === "") return;
     this.transcript.push({ role: "agent", content: said });
+    this.agentLastSaid = said;
     const audio = concatSamples(...speaking.audio);
     this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
     this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });

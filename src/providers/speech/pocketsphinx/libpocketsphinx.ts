@@ -22,9 +22,12 @@ export class NativeDecoder {
     return onThreadPool<number>(this.library.startUtterance, this.handle);
   }
 
-  /** 16 kHz 16-bit samples, searched at once. */
-  feed(samples: Int16Array): Promise<number> {
-    return onThreadPool<number>(this.library.processRaw, this.handle, samples, samples.length, 0, 0);
+  /**
+   * 16 kHz 16-bit samples, searched at once. `wholeUtterance`: these are all of it, so the cepstral mean is taken
+   * over the whole utterance instead of being carried from the utterances before (better on a first utterance).
+   */
+  feed(samples: Int16Array, wholeUtterance = false): Promise<number> {
+    return onThreadPool<number>(this.library.processRaw, this.handle, samples, samples.length, 0, wholeUtterance ? 1 : 0);
   }
 
   /** The best hypothesis so far, during an utterance or after its end ("" when nothing was heard). */
@@ -76,9 +79,9 @@ export class Libpocketsphinx {
   private readonly configure: NativeFunction;
   private readonly init: NativeFunction;
 
-  private constructor(koffi: ReturnType<typeof loadKoffi>) {
+  private constructor(koffi: ReturnType<typeof loadKoffi>, library: string) {
     const sphinxbase = koffi.load(SPHINXBASE);
-    const pocketsphinx = koffi.load(POCKETSPHINX);
+    const pocketsphinx = koffi.load(library);
     this.configure = sphinxbase.func("void *cmd_ln_init(void *inout, void *defn, int strict, ...)");
     this.defaultArguments = pocketsphinx.func("void *ps_args()");
     this.init = pocketsphinx.func("void *ps_init(void *config)");
@@ -93,18 +96,21 @@ export class Libpocketsphinx {
     this.nbestFree = pocketsphinx.func("void ps_nbest_free(void *nbest)");
   }
 
-  private static loaded: Libpocketsphinx | undefined;
+  private static readonly loaded = new Map<string, Libpocketsphinx>();
 
-  /** Throws SpeechUnavailableError when the FFI package or Debian's library is missing. */
-  static load(): Libpocketsphinx {
-    if (Libpocketsphinx.loaded) return Libpocketsphinx.loaded;
+  /** Throws SpeechUnavailableError when the FFI package or the library (Debian's by default) is missing. */
+  static load(library: string = POCKETSPHINX): Libpocketsphinx {
+    const known = Libpocketsphinx.loaded.get(library);
+    if (known) return known;
     const koffi = loadKoffi("stt");
+    let loaded: Libpocketsphinx;
     try {
-      Libpocketsphinx.loaded = new Libpocketsphinx(koffi);
+      loaded = new Libpocketsphinx(koffi, library);
     } catch {
       throw new SpeechUnavailableError("stt", "libpocketsphinx is not installed: apt-get install pocketsphinx pocketsphinx-en-us");
     }
-    return Libpocketsphinx.loaded;
+    Libpocketsphinx.loaded.set(library, loaded);
+    return loaded;
   }
 
   /** A new decoder with these settings; loading its models takes about a second, off the event loop. */

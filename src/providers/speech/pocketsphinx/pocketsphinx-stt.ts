@@ -1,43 +1,23 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { constants } from "node:fs";
-import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { access } from "node:fs/promises";
 import path from "node:path";
-import { createInterface } from "node:readline";
-import { pcmToBytes } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
-import type { SpeechToText } from "../stt.js";
+import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
+import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
-const BATCH_PROGRAM = "pocketsphinx_batch";
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
 
-/** The model folder of a language tag (`en-US` → `/usr/share/pocketsphinx/model/en-us`), as Debian lays it out. */
-function modelFiles(language: string): { hmm: string; lm: string; dict: string } {
+/** The model files of a language tag (`en-US` → `/usr/share/pocketsphinx/model/en-us/…`), as Debian lays them out. */
+export function modelFiles(language: string): { hmm: string; lm: string; dict: string } {
   const tag = language.toLowerCase();
   const root = path.join(MODEL_ROOT, tag);
   return { hmm: path.join(root, tag), lm: path.join(root, `${tag}.lm.bin`), dict: path.join(root, `cmudict-${tag}.dict`) };
 }
 
-async function onPath(program: string): Promise<boolean> {
-  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
-    if (dir === "") continue;
-    try {
-      await access(path.join(dir, program), constants.X_OK);
-      return true;
-    } catch {
-      // not in this folder
-    }
-  }
-  return false;
-}
-
-/** Throws SpeechUnavailableError naming what is missing: Debian's `pocketsphinx` program or the language's model. */
-export async function checkPocketsphinx(language: string, program: string = BATCH_PROGRAM): Promise<void> {
-  if (!(await onPath(program))) {
-    throw new SpeechUnavailableError("stt", `pocketsphinx is not installed (no ${program} on PATH): apt-get install pocketsphinx pocketsphinx-en-us`);
-  }
-  const files = modelFiles(language);
-  for (const file of [files.hmm, files.lm, files.dict]) {
+/** Throws SpeechUnavailableError naming what is missing: Debian's library or the language's model. */
+export async function checkPocketsphinx(language: string, library?: string): Promise<void> {
+  Libpocketsphinx.load(library);
+  for (const file of Object.values(modelFiles(language))) {
     try {
       await access(file, constants.R_OK);
     } catch {
@@ -46,140 +26,210 @@ export async function checkPocketsphinx(language: string, program: string = BATC
   }
 }
 
-interface Pending {
-  id: string;
-  resolve(text: string): void;
-  reject(error: Error): void;
-}
-
-/**
- * One long-lived `pocketsphinx_batch` process: the model loads once (about a second, ~100 MB), then each utterance
- * is a raw 16 kHz file in the decoder's folder whose name goes in as a line of the control file, and its hypothesis
- * comes back as a line `words (id score)`. The control file and the hypothesis file are the process's stdin and
- * stdout behind `cat`, because Node hands a child sockets, which pocketsphinx cannot open by name as /dev/stdin.
- * Utterances are decoded one at a time in order.
- */
-class BatchDecoder {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly queue: Pending[] = [];
-  private next = 0;
-  private failure: Error | undefined;
-
-  private constructor(
-    private readonly folder: string,
-    language: string,
-    program: string,
-    onExit: () => void,
-  ) {
-    const files = modelFiles(language);
-    const args = ["-adcin", "yes", "-samprate", "16000", "-cepdir", folder, "-cepext", ".raw", "-hmm", files.hmm, "-lm", files.lm, "-dict", files.dict, "-logfn", "/dev/null", "-ctl", "/dev/stdin", "-hyp", "/dev/stdout"];
-    this.child = spawn("sh", ["-c", `cat | exec ${program} "$@" | cat`, "sh", ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stderr.resume();
-    createInterface({ input: this.child.stdout }).on("line", (line) => this.heard(line));
-    this.child.on("error", (error) => this.fail(error));
-    this.child.on("exit", (code) => {
-      this.fail(new Error(`pocketsphinx stopped (exit code ${code})`));
-      onExit();
-    });
-    this.child.stdin.on("error", (error) => this.fail(error));
-  }
-
-  static async start(language: string, program: string, onExit: () => void): Promise<BatchDecoder> {
-    return new BatchDecoder(await mkdtemp(path.join(tmpdir(), "parley-pocketsphinx-")), language, program, onExit);
-  }
-
-  get load(): number {
-    return this.queue.length;
-  }
-
-  async decode(samples: Int16Array): Promise<string> {
-    if (this.failure) throw this.failure;
-    const id = `u${this.next++}`;
-    await writeFile(path.join(this.folder, `${id}.raw`), pcmToBytes(samples));
-    try {
-      return await new Promise<string>((resolve, reject) => {
-        this.queue.push({ id, resolve, reject });
-        this.child.stdin.write(`${id}\n`);
-      });
-    } finally {
-      await rm(path.join(this.folder, `${id}.raw`), { force: true });
-    }
-  }
-
-  close(): void {
-    this.child.stdin.end();
-    this.child.kill();
-    void rm(this.folder, { recursive: true, force: true });
-  }
-
-  private heard(line: string): void {
-    const match = /^(.*?) ?\((\S+) -?\d+\)$/.exec(line);
-    if (!match) return;
-    const index = this.queue.findIndex((pending) => pending.id === match[2]);
-    if (index < 0) return;
-    const [pending] = this.queue.splice(index, 1);
-    pending?.resolve((match[1] ?? "").trim());
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    for (const pending of this.queue.splice(0)) pending.reject(error);
-  }
-}
-
-/**
- * CMU PocketSphinx from Debian (`pocketsphinx`, `pocketsphinx-en-us`): offline, a few hundred milliseconds a turn on
- * one core. A small pool of decoder processes, each turn to the least busy one; a decoder that dies is replaced.
- */
-export class PocketsphinxStt implements SpeechToText {
-  readonly name = "pocketsphinx";
-  private readonly decoders: (Promise<BatchDecoder> | undefined)[];
+/** Decoders loaded once and lent to one utterance at a time; at most `size` exist, and a borrower waits for one. */
+class DecoderPool {
+  private readonly idle: NativeDecoder[] = [];
+  private readonly waiting: ((decoder: NativeDecoder) => void)[] = [];
+  private created = 0;
+  private closed = false;
 
   constructor(
-    private readonly language: string = "en-US",
-    poolSize = 2,
-    /** The decoder program; Debian's by default. */
-    private readonly program: string = BATCH_PROGRAM,
-  ) {
-    this.decoders = Array.from({ length: Math.max(1, poolSize) }, () => undefined);
+    private readonly create: () => Promise<NativeDecoder>,
+    private readonly size: number,
+  ) {}
+
+  async acquire(): Promise<NativeDecoder> {
+    const ready = this.idle.pop();
+    if (ready) return ready;
+    if (this.created < this.size) {
+      this.created++;
+      try {
+        return await this.create();
+      } catch (error) {
+        this.created--;
+        throw error;
+      }
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  async transcribe(samples: Int16Array, signal?: AbortSignal): Promise<string> {
-    signal?.throwIfAborted();
-    const decoder = await this.leastBusy();
-    return decoder.decode(samples);
+  release(decoder: NativeDecoder): void {
+    if (this.closed) return decoder.free();
+    const next = this.waiting.shift();
+    if (next) next(decoder);
+    else this.idle.push(decoder);
   }
 
-  /** Loads the model ahead of the first turn, so that it does not pay the start-up. */
+  /** Loads one decoder ahead of need, unless one is already there. */
   async warm(): Promise<void> {
-    await Promise.all(this.decoders.map((_, index) => this.decoder(index)));
+    if (this.created > 0) return;
+    this.release(await this.acquire());
   }
 
   close(): void {
-    for (const [index, decoder] of this.decoders.entries()) {
-      this.decoders[index] = undefined;
-      void decoder?.then((started) => started.close()).catch(() => undefined);
+    this.closed = true;
+    for (const decoder of this.idle.splice(0)) decoder.free();
+  }
+}
+
+/** Joins the chunks written since the last feed, so that a decoder busy with one chunk gets the rest in one call. */
+function joined(chunks: Int16Array[]): Int16Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const all = new Int16Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
+const ALTERNATIVES = 40;
+const BOOST_PER_WORD = 250;
+
+/** The words of each phrase as lower-case word sequences (the recognizer's vocabulary is lower case). */
+function phraseWords(phrases: readonly string[]): string[][] {
+  return phrases.map((phrase) => phrase.toLowerCase().split(/[^a-z']+/).filter((word) => word !== "")).filter((words) => words.length > 0);
+}
+
+/** How many words of the hypothesis belong to a phrase it contains whole. */
+function phraseWordsHeld(hypothesis: string, phrases: string[][]): number {
+  const words = hypothesis.split(" ");
+  let held = 0;
+  for (const phrase of phrases) {
+    for (let at = 0; at + phrase.length <= words.length; at++) {
+      if (phrase.every((word, offset) => words[at + offset] === word)) {
+        held += phrase.length;
+        break;
+      }
+    }
+  }
+  return held;
+}
+
+/**
+ * Phrase biasing: among the utterance's best paths, the one whose score plus a bonus per phrase word it holds is
+ * highest. The generic language model still decides which paths exist; a phrase it never proposes is not forced in.
+ */
+function biased(decoder: NativeDecoder, best: string, phrases: string[][]): string {
+  if (phrases.length === 0) return best;
+  let chosen = best;
+  let chosenScore = -Infinity;
+  for (const { words, score } of decoder.alternatives(ALTERNATIVES)) {
+    const weighed = score + BOOST_PER_WORD * phraseWordsHeld(words, phrases);
+    if (weighed > chosenScore) {
+      chosen = words;
+      chosenScore = weighed;
+    }
+  }
+  return chosen;
+}
+
+class PocketsphinxStream implements RecognitionStream {
+  private pending: Int16Array[] = [];
+  private heard = "";
+  private state: "open" | "finished" | "cancelled" = "open";
+  private wake: (() => void) | undefined;
+  private readonly result: Promise<string>;
+
+  constructor(
+    private readonly pool: DecoderPool,
+    private readonly phrases: string[][],
+  ) {
+    this.result = this.run();
+    // A cancelled stream's result is never read; its failure is not an unhandled rejection.
+    this.result.catch(() => undefined);
+  }
+
+  write(samples: Int16Array): void {
+    if (this.state !== "open" || samples.length === 0) return;
+    this.pending.push(samples);
+    this.wake?.();
+  }
+
+  partial(): string {
+    return this.heard;
+  }
+
+  finish(): Promise<string> {
+    if (this.state === "open") this.state = "finished";
+    this.wake?.();
+    return this.result;
+  }
+
+  cancel(): void {
+    if (this.state === "open") this.state = "cancelled";
+    this.wake?.();
+  }
+
+  private async run(): Promise<string> {
+    const decoder = await this.pool.acquire();
+    try {
+      await decoder.start();
+      for (;;) {
+        if (this.pending.length > 0 && this.state !== "cancelled") {
+          const chunk = joined(this.pending);
+          this.pending = [];
+          await decoder.feed(chunk);
+          // Read between native calls: the decoder is not safe to read while it searches on another thread.
+          this.heard = decoder.hypothesis();
+          continue;
+        }
+        if (this.state !== "open") break;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+      }
+      const words = await decoder.end();
+      return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
+    } finally {
+      this.pool.release(decoder);
+    }
+  }
+}
+
+/**
+ * Offline speech-to-text with pocketsphinx, in this process through its C library: each utterance is decoded while
+ * the caller speaks, so at the end of the turn only the last moments remain. Decoders (about 95 MB each: the
+ * acoustic model, the dictionary and the language model's search tree) are pooled per instance and lent per
+ * utterance, not per call, so memory follows how many callers speak at once, up to `maxDecoders`.
+ */
+export class PocketsphinxStt implements StreamingSpeechToText {
+  readonly name = "pocketsphinx";
+  private readonly pool: DecoderPool;
+
+  /** `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…). */
+  constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}) {
+    const files = modelFiles(language);
+    this.pool = new DecoderPool(async () => {
+      await checkPocketsphinx(language, library);
+      return Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, "-logfn": "/dev/null", ...search });
+    }, maxDecoders);
+  }
+
+  /** An utterance to recognize while it is spoken, favouring the words of `phrases` (names, products, places). */
+  stream(phrases: readonly string[] = []): RecognitionStream {
+    return new PocketsphinxStream(this.pool, phraseWords(phrases));
+  }
+
+  /** A whole utterance at once, decoded as one (its cepstral mean from itself). */
+  async transcribe(samples: Int16Array, signal?: AbortSignal, phrases: readonly string[] = []): Promise<string> {
+    const decoder = await this.pool.acquire();
+    try {
+      signal?.throwIfAborted();
+      await decoder.start();
+      await decoder.feed(samples, true);
+      return biased(decoder, await decoder.end(), phraseWords(phrases));
+    } finally {
+      this.pool.release(decoder);
     }
   }
 
-  private async leastBusy(): Promise<BatchDecoder> {
-    const started = await Promise.all(this.decoders.map((_, index) => this.decoder(index)));
-    return started.reduce((best, candidate) => (candidate.load < best.load ? candidate : best));
+  warm(): Promise<void> {
+    return this.pool.warm();
   }
 
-  private decoder(index: number): Promise<BatchDecoder> {
-    let decoder = this.decoders[index];
-    if (!decoder) {
-      decoder = checkPocketsphinx(this.language, this.program).then(() =>
-        BatchDecoder.start(this.language, this.program, () => {
-          if (this.decoders[index] === decoder) this.decoders[index] = undefined;
-        }),
-      );
-      decoder.catch(() => {
-        if (this.decoders[index] === decoder) this.decoders[index] = undefined;
-      });
-      this.decoders[index] = decoder;
-    }
-    return decoder;
+  close(): void {
+    this.pool.close();
   }
 }
