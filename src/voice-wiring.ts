@@ -75,7 +75,7 @@ export interface Voice {
 }
 
 /** Where this instance keeps recordings: RECORDINGS_URL's object storage, or else DATA_DIR/recordings. */
-export function recordingStorage(config: Pick<Config, "recordings" | "dataDir">): RecordingStorage {
+function recordingStorage(config: Pick<Config, "recordings" | "dataDir">): RecordingStorage {
   const { recordings } = config;
   return recordings.kind === "s3" ? new S3RecordingStorage(recordings) : new FileRecordingStorage(path.join(config.dataDir, "recordings"));
 }
