@@ -190,7 +190,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ...adminListingRoutes(new AdminDirectory(db, new AdminStore(db), organizationsStore, invalidations)),
       ...legacyRoutes({ basePath: config.legacyBasePath, chat, threads, messages, summaries }),
       ...voiceRoutes(voice.calls),
-      ...callRoutes(voice.calls, voice.signer, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
+      ...callRoutes(voice.calls, { signer: voice.signer, storage: voice.storage }, { publicBaseUrl: config.publicBaseUrl, trustProxyHeaders: config.trustProxyHeaders }),
       ...recordingRoutes(voice.calls, voice.signer, voice.storage),
     ],
   });

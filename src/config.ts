@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
+import type { S3Location } from "./store/recording-objects.js";
 
 /** Every setting, parsed and validated once at start. */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   providerTimeoutMs: number;
   bodyLimitBytes: number;
   recordingUrlTtlSeconds: number;
+  /** Where call recordings are kept: files under DATA_DIR/recordings (the default), or S3-compatible object storage. */
+  recordings: { kind: "folder" } | ({ kind: "s3" } & S3Location);
   publicBaseUrl: string | undefined;
   /** Whether `X-Forwarded-Host` / `X-Forwarded-Proto` come from a proxy of the operator's and may shape links. */
   trustProxyHeaders: boolean;
@@ -94,6 +97,68 @@ function publicBaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+/**
+ * RECORDINGS_URL=s3://bucket/prefix and the RECORDINGS_S3_* settings. Credentials are secrets: no message quotes
+ * them, nor a URL that carries any.
+ */
+export function recordingsLocation(env: Env): Config["recordings"] {
+  const raw = optional(env, "RECORDINGS_URL");
+  const endpointRaw = optional(env, "RECORDINGS_S3_ENDPOINT");
+  const accessKeyId = optional(env, "RECORDINGS_S3_ACCESS_KEY_ID");
+  const secretAccessKey = optional(env, "RECORDINGS_S3_SECRET_ACCESS_KEY");
+  if (raw === undefined) {
+    for (const name of ["RECORDINGS_S3_ENDPOINT", "RECORDINGS_S3_REGION", "RECORDINGS_S3_ACCESS_KEY_ID", "RECORDINGS_S3_SECRET_ACCESS_KEY", "RECORDINGS_S3_FORCE_PATH_STYLE"]) {
+      if (optional(env, name) !== undefined) throw new ConfigError(`${name} is set but RECORDINGS_URL is not: set RECORDINGS_URL=s3://bucket/prefix to keep recordings in object storage`);
+    }
+    return { kind: "folder" };
+  }
+  const shape = "RECORDINGS_URL must be s3://bucket or s3://bucket/prefix (credentials go in RECORDINGS_S3_ACCESS_KEY_ID and RECORDINGS_S3_SECRET_ACCESS_KEY)";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(shape);
+  }
+  const bucket = url.hostname;
+  if (url.protocol !== "s3:" || url.username !== "" || url.password !== "" || url.port !== "" || url.search !== "" || url.hash !== "") throw new ConfigError(shape);
+  // S3's bucket naming rules, which R2, MinIO and GCS share.
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes("..")) {
+    throw new ConfigError(`RECORDINGS_URL names the bucket "${bucket}": a bucket name is 3 to 63 lowercase letters, digits, dots and hyphens`);
+  }
+  let prefix: string;
+  try {
+    prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, "");
+  } catch {
+    throw new ConfigError(shape);
+  }
+  let endpoint: string | undefined;
+  if (endpointRaw !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(endpointRaw);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol) || parsed.username !== "" || parsed.password !== "" || parsed.search !== "" || parsed.hash !== "") {
+      throw new ConfigError("RECORDINGS_S3_ENDPOINT must be an http(s) URL without credentials, such as https://ACCOUNT.r2.cloudflarestorage.com");
+    }
+    endpoint = endpointRaw;
+  }
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError("RECORDINGS_S3_ACCESS_KEY_ID and RECORDINGS_S3_SECRET_ACCESS_KEY go together: set both, or neither to use the AWS SDK's own credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, an instance role)");
+  }
+  return {
+    kind: "s3",
+    bucket,
+    prefix: prefix === "" ? "" : `${prefix}/`,
+    endpoint,
+    region: optional(env, "RECORDINGS_S3_REGION") ?? optional(env, "AWS_REGION") ?? "us-east-1",
+    // Path-style addressing is what self-hosted stores (MinIO) need; AWS itself wants virtual-hosted buckets.
+    forcePathStyle: optional(env, "RECORDINGS_S3_FORCE_PATH_STYLE") === undefined ? endpoint !== undefined : flag(env, "RECORDINGS_S3_FORCE_PATH_STYLE"),
+    credentials: accessKeyId !== undefined && secretAccessKey !== undefined ? { accessKeyId, secretAccessKey } : undefined,
+  };
+}
+
 function secret(env: Env, name: string, minLength: number): string | undefined {
   const value = optional(env, name);
   if (value !== undefined && value.length < minLength) {
@@ -140,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     providerTimeoutMs: integer(env, "PROVIDER_TIMEOUT_MS", 60_000, 100, 600_000),
     bodyLimitBytes: integer(env, "BODY_LIMIT_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     recordingUrlTtlSeconds: integer(env, "RECORDING_URL_TTL_SECONDS", 600, 1, 7 * 24 * 3600),
+    recordings: recordingsLocation(env),
     publicBaseUrl: publicBaseUrl(env),
     trustProxyHeaders: flag(env, "TRUST_PROXY_HEADERS"),
     shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),

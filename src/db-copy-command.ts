@@ -1,9 +1,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { ConfigError, recordingsLocation, type Config } from "./config.js";
 import { CopyRefused, copyDatabase, type CopyProgress, type TableVerification } from "./store/database-copy.js";
 import { migrate } from "./store/migrate.js";
 import { openPglite } from "./store/pglite-db.js";
 import { openPostgres } from "./store/postgres-db.js";
+import { FileRecordingStorage } from "./store/recording-files.js";
+import { S3RecordingStorage } from "./store/recording-objects.js";
+import { copyRecordings, type RecordingsCopied } from "./store/recordings-copy.js";
 
 /** `parley db copy --from DATA_DIR --to postgres://…`: the embedded database's data into an empty PostgreSQL. */
 
@@ -91,7 +95,38 @@ function progressReporter(stream: NodeJS.WriteStream): { report(progress: CopyPr
   };
 }
 
-function summary(verified: TableVerification[], from: string): string {
+/** RECORDINGS_URL of the command's environment: where the instances on the target will keep recordings. */
+function recordingsTarget(): Config["recordings"] {
+  try {
+    return recordingsLocation(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CommandError(`invalid setting: ${error.message}`);
+    throw error;
+  }
+}
+
+/** With RECORDINGS_URL set, the folder's recordings go to the object store, before the rows that name them. */
+async function copyRecordingsTo(target: Config["recordings"], source: Parameters<typeof copyRecordings>[0], from: string): Promise<RecordingsCopied | undefined> {
+  if (target.kind !== "s3") return undefined;
+  const objects = new S3RecordingStorage(target);
+  try {
+    const copied = await copyRecordings(source, new FileRecordingStorage(path.join(from, "recordings")), objects);
+    process.stderr.write(`copied recordings: ${copied.copied} (${(copied.bytes / 1_048_576).toFixed(1)} MB) to s3://${target.bucket}/${target.prefix}\n`);
+    for (const key of copied.missing) process.stderr.write(`  not in ${from}/recordings, left out: ${key}\n`);
+    return copied;
+  } finally {
+    objects.close();
+  }
+}
+
+function recordingsLine(target: Config["recordings"], copied: RecordingsCopied | undefined): string {
+  if (target.kind === "s3" && copied) {
+    return `  recordings/    copied too: ${copied.copied} recordings in s3://${target.bucket}/${target.prefix} (start Parley with the same RECORDINGS_URL)`;
+  }
+  return "  recordings/    the call recordings: keep them under DATA_DIR/recordings where Parley runs";
+}
+
+function summary(verified: TableVerification[], from: string, recordings: string): string {
   const width = Math.max(...verified.map((table) => table.table.length));
   return [
     "Copied and verified (rows and checksum identical on both sides):",
@@ -100,13 +135,14 @@ function summary(verified: TableVerification[], from: string): string {
     `Now start Parley with DATABASE_URL set to the target. ${from} still holds what is not in the database:`,
     `  secrets.json   the JWT and encryption keys: keep DATA_DIR=${from}, or set JWT_SECRET and ENCRYPTION_KEY to its values`,
     "                 (every instance needs the same: thread tokens and encrypted provider keys depend on them)",
-    "  recordings/    the call recordings: keep them under DATA_DIR/recordings where Parley runs",
+    recordings,
     "",
   ].join("\n");
 }
 
 export async function runDbCopy(args: string[]): Promise<void> {
   const { from, to } = parseArguments(args);
+  const recordings = recordingsTarget();
   const source = await openPglite(from);
   const target = openPostgres(to, 2);
   try {
@@ -117,13 +153,14 @@ export async function runDbCopy(args: string[]): Promise<void> {
     }
     await migrate(source);
     await migrate(target);
+    const copiedRecordings = await copyRecordingsTo(recordings, source, from);
     const progress = progressReporter(process.stderr);
     const verified = await copyDatabase(source, target, { onProgress: progress.report }).catch((error: unknown) => {
       progress.abort();
       throw error;
     });
     progress.done();
-    process.stdout.write(summary(verified, from));
+    process.stdout.write(summary(verified, from, recordingsLine(recordings, copiedRecordings)));
   } catch (error) {
     if (error instanceof CopyRefused) throw new CommandError(error.message);
     throw error;

@@ -24,6 +24,7 @@ import { EventsStore } from "./store/events-store.js";
 import type { ConversationsStore } from "./store/conversations-store.js";
 import type { UsageStore } from "./store/usage-store.js";
 import { FileRecordingStorage } from "./store/recording-files.js";
+import { S3RecordingStorage } from "./store/recording-objects.js";
 import type { ThreadLocks } from "./domain/threads/thread-locks.js";
 import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
@@ -73,6 +74,12 @@ export interface Voice {
   close(): Promise<void>;
 }
 
+/** Where this instance keeps recordings: RECORDINGS_URL's object storage, or else DATA_DIR/recordings. */
+function recordingStorage(config: Pick<Config, "recordings" | "dataDir">): RecordingStorage {
+  const { recordings } = config;
+  return recordings.kind === "s3" ? new S3RecordingStorage(recordings) : new FileRecordingStorage(path.join(config.dataDir, "recordings"));
+}
+
 /**
  * The voice feature's share of the composition root (app.ts calls it): calls, their provider, durable jobs, the
  * events stream and recordings, wired from the config and the services the app already has.
@@ -94,7 +101,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     jobs,
     { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations },
   );
-  const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
+  const storage = recordingStorage(deps.config);
   const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
   // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
@@ -208,6 +215,7 @@ export function createVoice(deps: VoiceDeps): Voice {
       await results.close();
       await engines.close();
       await events.stop();
+      storage.close?.();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { callDirections, callStatuses, callTypes } from "../domain/calls/call-states.js";
 import type { CallService } from "../domain/calls/call-service.js";
-import type { RecordingUrlSigner } from "../domain/calls/recordings.js";
+import { recordingLink, type RecordingStorage, type RecordingUrlSigner } from "../domain/calls/recordings.js";
 import { publicBaseOf, type PublicAddressSettings } from "./public-base.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
 import { DateTimeField, Nullable, withErrors } from "./schemas.js";
@@ -36,7 +36,7 @@ const CallDetail = Type.Composite([
         description: "Utterances with word timings in seconds from the start of the recording",
       }),
     ),
-    recording_url: Nullable(Type.String({ description: "Signed URL of the WAV recording; expires" })),
+    recording_url: Nullable(Type.String({ description: "Signed URL of the WAV recording (Parley's own, or the object store's presigned one); expires" })),
     call_analysis: Nullable(
       Type.Object({
         call_summary: Type.String(),
@@ -50,7 +50,11 @@ const CallDetail = Type.Composite([
 
 const DateOrDateTime = DateTimeField({ format: "date-or-date-time", description: "ISO 8601 date or datetime" });
 
-export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publicAddress: PublicAddressSettings): RouteDefinition[] {
+export function callRoutes(
+  calls: CallService,
+  recordings: { signer: RecordingUrlSigner; storage: RecordingStorage },
+  publicAddress: PublicAddressSettings,
+): RouteDefinition[] {
   return [
     defineRoute({
       method: "GET",
@@ -95,7 +99,7 @@ export function callRoutes(calls: CallService, signer: RecordingUrlSigner, publi
       responses: withErrors({ 200: CallDetail }, [404]),
       handler: async ({ caller, params, request }) => {
         const base = publicBaseOf(request, publicAddress);
-        return calls.detail(caller.organizationId, params.call_id, (callId) => base + signer.sign(callId).path);
+        return calls.detail(caller.organizationId, params.call_id, (callId, key) => recordingLink(recordings.storage, recordings.signer, base, callId, key));
       },
     }),
   ];

@@ -11,6 +11,11 @@ import type { ByteRange, RecordingStorage } from "../domain/calls/recordings.js"
  */
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
 
+/** Refuses a key that is not one plain file name (see SAFE_KEY); object storage keeps to the same keys. */
+export function assertRecordingKey(key: string): void {
+  if (!SAFE_KEY.test(key) || key.includes("..")) throw new InvalidOperationError(`"${key}" is not a valid recording key`);
+}
+
 /** Recordings as files in one folder (by default under DATA_DIR), written whole and atomically. */
 export class FileRecordingStorage implements RecordingStorage {
   constructor(private readonly directory: string) {}
@@ -44,7 +49,7 @@ export class FileRecordingStorage implements RecordingStorage {
   }
 
   private fileOf(key: string): string {
-    if (!SAFE_KEY.test(key) || key.includes("..")) throw new InvalidOperationError(`"${key}" is not a valid recording key`);
+    assertRecordingKey(key);
     return path.join(this.directory, key);
   }
 }

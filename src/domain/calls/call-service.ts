@@ -201,11 +201,11 @@ export class CallService {
     return { calls: page.map(callSummary), pagination: { cursor: rows.length > query.limit && last ? encodeListCursor(last) : null } };
   }
 
-  async detail(organizationId: string, callId: string, recordingUrl: (callId: string) => string): Promise<CallDetailView> {
+  async detail(organizationId: string, callId: string, recordingUrl: (callId: string, recordingKey: string) => Promise<string>): Promise<CallDetailView> {
     const call = await this.deps.calls.find(organizationId, callId);
     if (!call) throw new NotFoundError("Call not found");
     const utterances = await this.deps.calls.utterances(call.thread_id, call.id);
-    return callDetail(call, utterances, call.recording_key ? recordingUrl(call.id) : call.vendor_recording_url);
+    return callDetail(call, utterances, call.recording_key ? await recordingUrl(call.id, call.recording_key) : call.vendor_recording_url);
   }
 
   /** The stored recording of a call, for a request whose signed URL was already checked. */

@@ -7,6 +7,13 @@ export interface RecordingStorage {
   size(key: string): Promise<number | undefined>;
   /** The bytes, or the inclusive byte range of them; a missing key makes the stream fail. */
   read(key: string, range?: ByteRange): NodeJS.ReadableStream;
+  /**
+   * A URL at which the store itself serves the recording for `ttlSeconds`, where it can hand one out (object storage
+   * presigns). Without it, recordings are served by Parley at links that RecordingUrlSigner signs.
+   */
+  presignedUrl?(key: string, ttlSeconds: number): Promise<string>;
+  /** Lets go of connections to the store, when the server stops. */
+  close?(): void;
 }
 
 /** An inclusive byte range, as in `Content-Range: bytes start-end/size`. */
@@ -26,7 +33,7 @@ export function recordingKey(callId: string): string {
 export class RecordingUrlSigner {
   constructor(
     private readonly secret: string,
-    private readonly ttlSeconds: number,
+    readonly ttlSeconds: number,
   ) {
     if (secret === "") throw new Error("the recording URL secret must not be empty");
     if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1) {
@@ -53,6 +60,15 @@ export class RecordingUrlSigner {
   private signature(callId: string, expires: string): string {
     return createHmac("sha256", this.secret).update(`${callId}\n${expires}`).digest("hex");
   }
+}
+
+/**
+ * A call's `recording_url`: the store's own presigned URL where it hands one out, for as long as Parley's signed links
+ * last; otherwise Parley's signed link under `base` (the public address of the request, or "").
+ */
+export function recordingLink(storage: RecordingStorage, signer: RecordingUrlSigner, base: string, callId: string, key: string): Promise<string> {
+  if (storage.presignedUrl) return storage.presignedUrl(key, signer.ttlSeconds);
+  return Promise.resolve(base + signer.sign(callId).path);
 }
 
 /**
