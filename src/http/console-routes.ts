@@ -26,7 +26,8 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: Asset): Fasti
 }
 
 /**
- * `GET /console` (the page), `/console/console.js`, `/console/console.css` and `/favicon.ico` (which browsers ask every
+ * `GET /console` (the page), `/console/console.js`, `/console/console.css`, `/console/capture-worklet.js` (the
+ * microphone's AudioWorklet, for the test call) and `/favicon.ico` (which browsers ask every
  * origin for, the console's and the docs' pages alike); not part of the OpenAPI document.
  */
 export function consoleRoutes(assets: ConsoleAssets): FastifyPluginAsync {
@@ -37,5 +38,6 @@ export function consoleRoutes(assets: ConsoleAssets): FastifyPluginAsync {
     app.get("/console", hidden, async (request, reply) => send(request, reply, (await assets.get()).page));
     app.get("/console/console.js", hidden, async (request, reply) => send(request, reply, (await assets.get()).script));
     app.get("/console/console.css", hidden, async (request, reply) => send(request, reply, (await assets.get()).styles));
+    app.get("/console/capture-worklet.js", hidden, async (request, reply) => send(request, reply, (await assets.get()).worklet));
   };
 }
