@@ -240,20 +240,26 @@ function ProjectPanel({ projectId }: { projectId: string }) {
 /** The operator's screens: organizations, then one's API keys and projects, then a project's versions; all picked from lists. */
 export function AdminPage() {
   const [hasKey, setHasKey] = useState(session.adminKey() !== null);
-  const [organizations, setOrganizations] = useState<Organization[]>();
+  const [organizations, setOrganizations] = useState<Organization[]>([]);
+  const [organizationCursor, setOrganizationCursor] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const [params, setParams] = useQuery();
   const organizationId = params.get("org");
   const projectId = params.get("project");
   const { run, feedback } = useAction();
-  const loadOrganizations = () => adminClient().admin.listOrganizations({ limit: 100 }).then((page) => setOrganizations(page.organizations));
+  const loadOrganizations = async (cursor?: string) => {
+    const page = await adminClient().admin.listOrganizations({ limit: 100, ...(cursor ? { cursor } : {}) });
+    setOrganizations((shown) => (cursor ? [...shown, ...page.organizations] : page.organizations));
+    setOrganizationCursor(page.pagination.cursor);
+  };
 
   useEffect(() => {
     if (hasKey) void run(loadOrganizations);
   }, [hasKey]);
 
   if (!hasKey) return html`<section aria-labelledby="admin-title"><h1 id="admin-title">Admin</h1><${AdminKeyForm} onSet=${() => setHasKey(true)} /></section>`;
-  const organization = organizations?.find((candidate) => candidate.id === organizationId);
+  // An organization named by the URL but not on the pages loaded so far is shown by its id.
+  const organization = organizationId ? (organizations.find((candidate) => candidate.id === organizationId) ?? { id: organizationId, name: `Organization ${organizationId}` }) : undefined;
 
   return html`
     <section aria-labelledby="admin-title" class="admin">
@@ -267,9 +273,10 @@ export function AdminPage() {
       <div class="admin-grid">
         <section aria-labelledby="organizations-title">
           <h2 id="organizations-title">Organizations</h2>
-          <ul class="pick-list">${(organizations ?? []).map((listed) => html`<li key=${listed.id}>
+          <ul class="pick-list">${organizations.map((listed) => html`<li key=${listed.id}>
             <a href=${`#/admin?org=${listed.id}`} aria-current=${listed.id === organizationId ? "page" : undefined} title=${listed.id}>${listed.name}</a>
           </li>`)}</ul>
+          ${organizationCursor ? html`<p><button type="button" class="link" onClick=${() => run(() => loadOrganizations(organizationCursor))}>More organizations</button></p>` : null}
           <form class="card" onSubmit=${(event: Event) => {
             event.preventDefault();
             const form = event.currentTarget as HTMLFormElement;
@@ -277,7 +284,8 @@ export function AdminPage() {
             void run(async () => {
               const created = await adminClient().admin.createOrganization(name);
               setSecret({ label: `API key of ${created.name}`, value: created.api_key });
-              await loadOrganizations();
+              // The newest organization is on the list's last page: it is added to what is shown rather than paged to.
+              setOrganizations((shown) => [...shown, { id: created.id, name: created.name, created_at: new Date().toISOString() }]);
               setParams({ org: created.id });
               form.reset();
               return `Organization ${created.name} created.`;
