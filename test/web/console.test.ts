@@ -160,8 +160,10 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.equal(await page.getByLabel("Type").inputValue(), "NORMAL");
     // Both threads have a conversation in "support" (the caller's is its call's).
     assert.deepEqual(await page.locator(".thread-cell small").allInnerTexts(), ["caller", "long-history"]);
+    // Back goes to the previous filters, as a browser's history should.
     await page.goBack();
-    await page.locator("tbody tr", { hasText: "caller" }).waitFor();
+    await page.getByText("No thread matches these filters.").waitFor();
+    assert.equal(await page.getByLabel("Type").inputValue(), "SIMULATION");
   });
 
   test("a voice thread shows its calls, its voice usage, and links each call's conversation to its call", async () => {
@@ -291,6 +293,8 @@ forEachDatabase("the console in headless Chromium", (h) => {
     // Each turn starts with its time in the recording, and reads as written: "What are your opening hours?".
     const turns = call.transcript_object ?? [];
     assert.deepEqual(await page.locator(".utterance .turn-time").allInnerTexts(), turns.map((turn) => `0:${String(Math.floor(turn.words[0]!.start)).padStart(2, "0")}`));
+    // start_timestamp is in Unix seconds.
+    assert.match(await page.locator(".facts div", { hasText: "Started" }).innerText(), new RegExp(String(new Date(call.start_timestamp! * 1000).getFullYear())));
     const question = page.locator(".utterance", { hasText: "opening hours" }).first().locator(".words");
     assert.match(await question.innerText(), /What are your opening hours\?/);
     const words = call.transcript_object?.flatMap((utterance) => utterance.words) ?? [];

@@ -134,7 +134,7 @@ export function CallPage({ callId }: { callId: string }) {
         ${call.call_type === "phone_call"
           ? html`<div><dt>From</dt><dd>${call.from_number ?? html`<${Unknown} />`}</dd></div><div><dt>To</dt><dd>${call.to_number ?? html`<${Unknown} />`}</dd></div>`
           : null}
-        <div><dt>Started</dt><dd>${formatDate(call.start_timestamp === null ? null : new Date(call.start_timestamp).toISOString())}</dd></div>
+        <div><dt>Started</dt><dd>${formatDate(call.start_timestamp === null ? null : new Date(call.start_timestamp * 1000).toISOString())}</dd></div>
         <div><dt>Duration</dt><dd>${duration(call.duration_ms)}</dd></div>
         <div><dt>Ended because</dt><dd data-testid="disconnection-reason"><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></dd></div>
         <div><dt>Call id</dt><dd><code>${call.id}</code></dd></div>
@@ -179,7 +179,7 @@ export function CallPage({ callId }: { callId: string }) {
             <div><dt>Summary</dt><dd>${call.call_analysis.call_summary}</dd></div>
             <div><dt>Sentiment</dt><dd>${call.call_analysis.user_sentiment}</dd></div>
             <div><dt>Successful</dt><dd>${call.call_analysis.call_successful === null ? html`<${Unknown} />` : call.call_analysis.call_successful ? "Yes" : "No"}</dd></div>
-            ${Object.entries(call.call_analysis.custom_analysis_data).map(([key, value]) => html`<div key=${key}><dt>${key}</dt><dd>${JSON.stringify(value)}</dd></div>`)}
+            ${Object.entries(call.call_analysis.custom_analysis_data).map(([key, value]) => html`<div key=${key}><dt>${key}</dt><dd>${value === null ? html`<${Unknown} />` : JSON.stringify(value)}</dd></div>`)}
           </dl>`
         : html`<p>${call.status === "ended" ? "Analysis pending…" : "Available after the call ends."}</p>`}
     </section>
