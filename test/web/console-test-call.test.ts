@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { encodeWav } from "../../src/providers/voice/wav.js";
+import { encodeWav } from "../../src/providers/speech/audio.js";
 import { adminKey } from "../support/harness.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../support/speech-audio.js";
 import { audioVoiceSettings, forEachVoiceDatabase, listen, voiceConfig, waitForCall } from "../voice-calls/support.js";

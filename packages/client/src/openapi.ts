@@ -654,9 +654,11 @@ export interface paths {
                             };
                             speech?: {
                                 end_of_turn_ms?: number;
+                                min_end_of_turn_ms?: number;
                                 stt?: {
                                     api_key?: string;
                                     base_url?: string;
+                                    keywords?: string[];
                                     language?: string;
                                     model?: string;
                                     provider?: "pocketsphinx" | "openai";
@@ -665,7 +667,7 @@ export interface paths {
                                     api_key?: string;
                                     base_url?: string;
                                     model?: string;
-                                    provider?: "espeak" | "openai";
+                                    provider?: "flite" | "espeak" | "openai";
                                     voice?: string;
                                 };
                             };
@@ -935,9 +937,11 @@ export interface paths {
                             };
                             speech?: {
                                 end_of_turn_ms?: number;
+                                min_end_of_turn_ms?: number;
                                 stt?: {
                                     api_key?: string;
                                     base_url?: string;
+                                    keywords?: string[];
                                     language?: string;
                                     model?: string;
                                     provider?: "pocketsphinx" | "openai";
@@ -946,7 +950,7 @@ export interface paths {
                                     api_key?: string;
                                     base_url?: string;
                                     model?: string;
-                                    provider?: "espeak" | "openai";
+                                    provider?: "flite" | "espeak" | "openai";
                                     voice?: string;
                                 };
                             };
@@ -1470,6 +1474,8 @@ export interface paths {
                                             score: number;
                                         }[];
                                         judge: "llm" | "heuristic";
+                                        /** @description Why the heuristic judge stands in for the model's, when the model judge failed */
+                                        note?: string;
                                         score: number;
                                         verdict: "pass" | "fail";
                                     };
@@ -2597,6 +2603,8 @@ export interface paths {
                                     score: number;
                                 }[];
                                 judge: "llm" | "heuristic";
+                                /** @description Why the heuristic judge stands in for the model's, when the model judge failed */
+                                note?: string;
                                 score: number;
                                 verdict: "pass" | "fail";
                             };
