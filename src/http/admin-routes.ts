@@ -86,7 +86,7 @@ export function adminRoutes(organizations: OrganizationService, projects: Projec
     }),
     defineRoute({
       method: "GET",
-      url: "/admin/projects/:project_id/versions/:version_id",
+      url: "/admin/projects/:project_id/versions/:version_id/config",
       tags: ["admin"],
       summary: "Show one configuration version of a project (secrets never returned), to compare versions or publish an earlier one again",
       access: "admin",

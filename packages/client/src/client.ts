@@ -195,7 +195,7 @@ export class Parley {
     getProject: (projectId: string) => this.json<unknown>({ method: "GET", path: "/admin/projects/{project_id}", params: { project_id: projectId }, admin: true }),
     /** One configuration version as published (secrets never returned), to compare versions or publish one again. */
     getConfigVersion: (projectId: string, versionId: string) =>
-      this.json<ConfigVersion>({ method: "GET", path: "/admin/projects/{project_id}/versions/{version_id}", params: { project_id: projectId, version_id: versionId }, admin: true }),
+      this.json<ConfigVersion>({ method: "GET", path: "/admin/projects/{project_id}/versions/{version_id}/config", params: { project_id: projectId, version_id: versionId }, admin: true }),
   };
 
   readonly legacy = {

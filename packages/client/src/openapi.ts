@@ -1049,7 +1049,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/projects/{project_id}/versions/{version_id}": {
+    "/admin/projects/{project_id}/versions/{version_id}/config": {
         parameters: {
             query?: never;
             header?: never;
