@@ -10,6 +10,7 @@ const adminErrors = { 401: Detail, 404: Detail, 422: ValidationErrorBody };
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const OrgParams = Type.Object({ org_id: Type.String({ format: "uuid" }) });
 const ProjectParams = Type.Object({ project_id: Type.String({ format: "uuid" }) });
+const VersionParams = Type.Object({ project_id: Type.String({ format: "uuid" }), version_id: Type.String({ format: "uuid" }) });
 const KeyParams = Type.Object({ key_id: Type.String({ format: "uuid" }) });
 
 export function adminRoutes(organizations: OrganizationService, projects: ProjectService): RouteDefinition[] {
@@ -82,6 +83,26 @@ export function adminRoutes(organizations: OrganizationService, projects: Projec
       params: ProjectParams,
       responses: { 200: Type.Unknown(), ...adminErrors },
       handler: async ({ params }) => projects.view(params.project_id),
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/admin/projects/:project_id/versions/:version_id/config",
+      tags: ["admin"],
+      summary: "Show one configuration version of a project (secrets never returned), to compare versions or publish an earlier one again",
+      access: "admin",
+      params: VersionParams,
+      responses: {
+        200: Type.Object({
+          id: Type.String(),
+          project_id: Type.String(),
+          version: Type.Integer({ description: "1 for the first version, then one more for each publish" }),
+          created_at: Type.String({ format: "date-time" }),
+          current: Type.Boolean({ description: "Whether this version is the project's default" }),
+          config: Type.Record(Type.String(), Type.Unknown(), { description: "The configuration as published, defaults filled in; each credential only as `…_set`" }),
+        }),
+        ...adminErrors,
+      },
+      handler: async ({ params }) => projects.viewVersion(params.project_id, params.version_id),
     }),
   ];
 }

@@ -17,6 +17,10 @@ const ThreadListItem = Type.Object({
     voice_cost: Type.Number(),
     total_cost: Type.Number(),
   }),
+  first_user_message: Nullable(Type.String({ description: "The start of the thread's first user message (200 characters at most); null before one" })),
+  last_activity_at: Type.String({ description: "ISO 8601: the newest of the thread's creation, its newest message and its newest call" }),
+  message_count: Type.Integer({ description: "Messages stored in the thread, spoken ones included" }),
+  call_count: Type.Integer({ description: "Calls placed or received on the thread" }),
 });
 
 /** `GET /threads`: an addition to the interface, for the console (decisions.md, "Console and client SDK"). */

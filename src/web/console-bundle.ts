@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { CAPTURE_WORKLET } from "./widget-audio.js";
 
 const consoleDir = fileURLToPath(new URL("./console/", import.meta.url));
 
@@ -15,14 +16,22 @@ function asset(body: Buffer, contentType: string): Asset {
   return { body, contentType, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"` };
 }
 
+/** The console's files; `worklet` is the widget's microphone AudioWorklet, which the console's test call loads. */
+export interface ConsoleFiles {
+  page: Asset;
+  script: Asset;
+  styles: Asset;
+  worklet: Asset;
+}
+
 /**
  * The console's page, script and styles. The script is bundled from src/web/console with esbuild when first asked
  * for (about a fifth of a second), so the user runs no build step; each process keeps the result.
  */
 export class ConsoleAssets {
-  private bundled: Promise<{ page: Asset; script: Asset; styles: Asset }> | undefined;
+  private bundled: Promise<ConsoleFiles> | undefined;
 
-  get(): Promise<{ page: Asset; script: Asset; styles: Asset }> {
+  get(): Promise<ConsoleFiles> {
     if (!this.bundled) {
       const bundling = this.bundle();
       // A failed build is not kept: the next request tries again.
@@ -34,7 +43,7 @@ export class ConsoleAssets {
     return this.bundled;
   }
 
-  private async bundle(): Promise<{ page: Asset; script: Asset; styles: Asset }> {
+  private async bundle(): Promise<ConsoleFiles> {
     const [result, page, styles] = await Promise.all([
       build({
         entryPoints: [`${consoleDir}main.ts`],
@@ -55,6 +64,7 @@ export class ConsoleAssets {
       page: asset(page, "text/html; charset=utf-8"),
       script: asset(Buffer.from(script.contents), "text/javascript; charset=utf-8"),
       styles: asset(styles, "text/css; charset=utf-8"),
+      worklet: asset(Buffer.from(CAPTURE_WORKLET), "text/javascript; charset=utf-8"),
     };
   }
 }

@@ -95,6 +95,7 @@ forEachDatabase("the typed client", (h) => {
     const project = await admin.admin.createProject(organization.id, "support", voiceProject);
     const { config_version_id } = await admin.admin.publishConfig(project.id, voiceProject);
     assert.match(JSON.stringify(await admin.admin.getProject(project.id)), new RegExp(config_version_id));
+    assert.equal((await admin.admin.getConfigVersion(project.id, config_version_id)).version, 2);
     const second = await admin.admin.createApiKey(organization.id);
     assert.ok((await admin.admin.listOrganizations({ limit: 100 })).organizations.length > 0);
     assert.deepEqual((await admin.admin.listProjects(organization.id)).projects.map((listed) => listed.id), [project.id]);

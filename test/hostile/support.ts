@@ -37,6 +37,8 @@ export interface World {
   /** An API key and a project that admin requests may revoke or reconfigure without harm to the rest. */
   spareKeyId: string;
   spareProjectId: string;
+  /** The spare project's first configuration version. */
+  spareVersionId: string;
   /** A stored simulation run (POST /chat with `simulate.create`). */
   simulationId: string;
 }
@@ -99,6 +101,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     threadListCursor: threadList.pagination.cursor,
     spareKeyId: spareKey.json<{ id: string }>().id,
     spareProjectId: spareProject.json<{ id: string }>().id,
+    spareVersionId: spareProject.json<{ config_version_id: string }>().config_version_id,
     simulationId: simulation.json<{ extras: { simulation: { id: string } } }>().extras.simulation.id,
   };
 }
@@ -192,6 +195,7 @@ const samples: Record<string, Sample> = {
   "POST /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), body: () => ({ name: "fuzzed", config: {} }) },
   "PUT /admin/projects/:project_id/config": { ids: (w) => ({ project_id: w.spareProjectId }), body: () => ({ config: { conversation: { lock_on_end: false } } }) },
   "GET /admin/projects/:project_id": { ids: (w) => ({ project_id: w.spareProjectId }) },
+  "GET /admin/projects/:project_id/versions/:version_id/config": { ids: (w) => ({ project_id: w.spareProjectId, version_id: w.spareVersionId }) },
   "GET /admin/organizations": { query: () => [["limit", "5"]] },
   "GET /admin/organizations/:org_id/projects": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },
   "GET /admin/organizations/:org_id/api-keys": { ids: (w) => ({ org_id: w.organizationId }), query: () => [["limit", "5"]] },

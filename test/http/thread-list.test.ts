@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { acmeAgent } from "../support/fixtures.js";
 import { forEachDatabase, type Harness } from "../support/harness.js";
+import { pollUntil } from "../support/polling.js";
 
 interface ListedThread {
   id: string;
@@ -9,7 +10,11 @@ interface ListedThread {
   type: string;
   project_name: string | null;
   created_at: string;
-  usage: { billable_messages: number };
+  usage: { billable_messages: number; voice_minutes: number };
+  first_user_message: string | null;
+  last_activity_at: string;
+  message_count: number;
+  call_count: number;
 }
 
 interface Page {
@@ -41,7 +46,9 @@ forEachDatabase("listing threads", (h) => {
     for (let index = 0; index < 7; index++) created.push(await h().thread(apiKey, { alias: `t${index}` }));
     const everything = (await list(h(), apiKey, "?limit=100")).json<Page>();
     assert.deepEqual(everything.threads.map((thread) => thread.id), [...created].reverse());
-    assert.deepEqual(Object.keys(everything.threads[0]!).sort(), ["alias", "created_at", "id", "project_name", "timezone", "type", "usage"]);
+    assert.deepEqual(Object.keys(everything.threads[0]!).sort(), [
+      "alias", "call_count", "created_at", "first_user_message", "id", "last_activity_at", "message_count", "project_name", "timezone", "type", "usage",
+    ]);
     assert.equal((await list(h(), apiKey)).json<Page>().threads.length, 7, "the default limit is 20");
 
     const first = (await list(h(), apiKey, "?limit=3")).json<Page>();
@@ -90,6 +97,56 @@ forEachDatabase("listing threads", (h) => {
     assert.deepEqual((await list(h(), apiKey, "?project_name=other")).json<Page>().threads, []);
     assert.deepEqual((await list(h(), apiKey, "?type=SIMULATION")).json<Page>().threads.map((thread) => thread.id), [simulation]);
     assert.deepEqual((await list(h(), apiKey, "?type=NORMAL&project_name=support&limit=1")).json<Page>().threads.map((thread) => thread.id), [chattedInSupport]);
+  });
+
+  test("each thread is shown by what a person recognizes: its first user words, its last activity, its message and call counts", async () => {
+    const { apiKey, projectId } = await h().organization({
+      agent: acmeAgent,
+      voice: {
+        accounts: [{ id: "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01", phone_numbers: ["+14155550100"] }],
+        simulated: { script: ["Hello?", "Bye."], ring_ms: 10, turn_ms: 10 },
+      },
+    });
+    const quiet = await h().thread(apiKey, { alias: "quiet" });
+    const chatted = await h().thread(apiKey);
+    const long = `What are your opening hours? ${"Please tell me. ".repeat(30)}`;
+    for (const message of [long, "And where is the office?"]) {
+      const chat = await h().request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { thread_id: chatted, message, service_config_name: "support" } });
+      assert.equal(chat.status, 200, chat.body);
+    }
+    const called = await h().thread(apiKey);
+    const placed = await h().request({ method: "POST", url: `/voice/${called}/phone-call`, headers: { authorization: apiKey }, payload: { callee: "+14155552671", project_id: projectId } });
+    assert.equal(placed.status, 200, placed.body);
+    const callId = placed.json<{ id: string }>().id;
+    const ended = await pollUntil(
+      async () => (await h().request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<{ status: string; end_timestamp: number | null }>(),
+      (call) => call.status === "ended",
+      { what: "the call to end", timeoutMs: 20_000 },
+    );
+
+    const listed = new Map((await list(h(), apiKey)).json<Page>().threads.map((thread) => [thread.id, thread]));
+    const history = async (threadId: string) =>
+      (await h().request({ method: "GET", url: `/threads/${threadId}/messages?limit=100`, headers: { authorization: apiKey } })).json<{ messages: { role: string; timestamp: number }[] }>().messages;
+
+    const none = listed.get(quiet)!;
+    assert.deepEqual([none.first_user_message, none.message_count, none.call_count, none.last_activity_at], [null, 0, 0, none.created_at]);
+
+    const chat = listed.get(chatted)!;
+    const chatHistory = await history(chatted);
+    assert.equal(chat.first_user_message, long.slice(0, 200));
+    assert.equal(chat.message_count, chatHistory.length);
+    assert.equal(chat.message_count, 4);
+    assert.equal(chat.call_count, 0);
+    assert.equal(Date.parse(chat.last_activity_at), Math.max(...chatHistory.map((message) => message.timestamp)));
+
+    const call = listed.get(called)!;
+    const callHistory = await history(called);
+    assert.equal(call.call_count, 1);
+    assert.equal(call.message_count, callHistory.length);
+    assert.ok(call.message_count > 0, "the spoken turns are messages of the thread");
+    assert.equal(call.first_user_message, "Hello?");
+    assert.ok(call.usage.voice_minutes > 0);
+    assert.ok(ended.end_timestamp && Date.parse(call.last_activity_at) >= ended.end_timestamp, `${call.last_activity_at} is the call end ${ended.end_timestamp}`);
   });
 
   test("another organization's threads are never listed", async () => {

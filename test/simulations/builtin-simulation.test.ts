@@ -100,6 +100,20 @@ forEachDatabase("simulations with the built-in agent and persona", (h) => {
     assert.match(byKey["no_repetition"]!.reasoning, /Sorry, I cannot help with that/);
   });
 
+  test("the heuristic judge names the topic it was given, and without one says that it compared with the opening message", async () => {
+    const { apiKey } = await h().organization(clinicConfig);
+    const threadId = await h().thread(apiKey);
+    const reasoningOf = async (simulate_: Record<string, unknown>) => {
+      const response = await simulate(h(), apiKey, { thread_id: threadId, message: "Hi, I have a question.", simulate: { max_turns: 2, evaluate: true, ...simulate_ } });
+      assert.equal(response.status, 200, response.body);
+      return response.json<SimulationBody>().extras.simulation.evaluation!.criteria.find((criterion) => criterion.key === "stays_on_topic")!.reasoning;
+    };
+    assert.match(await reasoningOf({ topic: "booking a cleaning" }), /share words with the topic \("booking a cleaning"\) or with the question/);
+    const untopical = await reasoningOf({});
+    assert.doesNotMatch(untopical, /the topic/);
+    assert.match(untopical, /share words with the opening message \("Hi, I have a question\."; no topic was given\) or with the question/);
+  });
+
   test("evaluation with the heuristic judge adds the project's criteria and passes an agent that answers", async () => {
     const { apiKey } = await h().organization({
       ...clinicConfig,

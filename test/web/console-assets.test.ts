@@ -27,6 +27,20 @@ forEachDatabase("serving the console", (h) => {
     assert.equal(again.body, "");
   });
 
+  test("GET /favicon.ico is an icon: one 32×32 PNG inside an ICO file", async () => {
+    const response = await h().server.inject({ method: "GET", url: "/favicon.ico" });
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers["content-type"], "image/x-icon");
+    const icon = response.rawPayload;
+    assert.deepEqual([icon.readUInt16LE(0), icon.readUInt16LE(2), icon.readUInt16LE(4)], [0, 1, 1], "an ICO header with one image");
+    assert.deepEqual([icon[6], icon[7]], [32, 32]);
+    const offset = icon.readUInt32LE(18);
+    assert.equal(icon.readUInt32LE(14), icon.length - offset, "the image runs to the end of the file");
+    assert.equal(icon.subarray(offset, offset + 8).toString("latin1"), "\x89PNG\r\n\x1a\n");
+    assert.equal(icon.subarray(offset + 12, offset + 16).toString("latin1"), "IHDR");
+    assert.deepEqual([icon.readUInt32BE(offset + 16), icon.readUInt32BE(offset + 20)], [32, 32]);
+  });
+
   test("the console's routes are not part of the OpenAPI document", async () => {
     const document = (await h().request({ method: "GET", url: "/openapi.json" })).json<{ paths: Record<string, unknown> }>();
     assert.deepEqual(Object.keys(document.paths).filter((path) => path.startsWith("/console")), []);

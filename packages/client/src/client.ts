@@ -3,7 +3,7 @@ import { ThreadEventStream, type EventStreamOptions, type WebSocketConstructor }
 import { ndjsonLines } from "./ndjson.js";
 import type { paths } from "./openapi.js";
 import type {
-  AdminListQuery, ApiKeyListPage, OrganizationListPage, ProjectListPage, RotatedApiKey, SimulationRun,
+  AdminListQuery, ApiKeyListPage, ConfigVersion, OrganizationListPage, ProjectListPage, RotatedApiKey, SimulationRun,
   CallDetail, CallListPage, CallListQuery, ChatInput, ChatResponse, ChatStreamEvent, CreatedApiKey, CreatedProject,
   CreateThreadInput, LegacyChatInput, LegacyConversations, LegacyConversationsQuery, LegacyFollowupInput, MessagePage,
   MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, Thread, ThreadListPage,
@@ -193,6 +193,9 @@ export class Parley {
     rotateApiKey: (keyId: string) => this.json<RotatedApiKey>({ method: "POST", path: "/admin/api-keys/{key_id}/rotate", params: { key_id: keyId }, admin: true }),
     /** The project with its current configuration (secrets never returned) and version ids. */
     getProject: (projectId: string) => this.json<unknown>({ method: "GET", path: "/admin/projects/{project_id}", params: { project_id: projectId }, admin: true }),
+    /** One configuration version as published (secrets never returned), to compare versions or publish one again. */
+    getConfigVersion: (projectId: string, versionId: string) =>
+      this.json<ConfigVersion>({ method: "GET", path: "/admin/projects/{project_id}/versions/{version_id}/config", params: { project_id: projectId, version_id: versionId }, admin: true }),
   };
 
   readonly legacy = {

@@ -654,9 +654,11 @@ export interface paths {
                             };
                             speech?: {
                                 end_of_turn_ms?: number;
+                                min_end_of_turn_ms?: number;
                                 stt?: {
                                     api_key?: string;
                                     base_url?: string;
+                                    keywords?: string[];
                                     language?: string;
                                     model?: string;
                                     provider?: "pocketsphinx" | "openai";
@@ -665,7 +667,7 @@ export interface paths {
                                     api_key?: string;
                                     base_url?: string;
                                     model?: string;
-                                    provider?: "espeak" | "openai";
+                                    provider?: "flite" | "espeak" | "openai";
                                     voice?: string;
                                 };
                             };
@@ -935,9 +937,11 @@ export interface paths {
                             };
                             speech?: {
                                 end_of_turn_ms?: number;
+                                min_end_of_turn_ms?: number;
                                 stt?: {
                                     api_key?: string;
                                     base_url?: string;
+                                    keywords?: string[];
                                     language?: string;
                                     model?: string;
                                     provider?: "pocketsphinx" | "openai";
@@ -946,7 +950,7 @@ export interface paths {
                                     api_key?: string;
                                     base_url?: string;
                                     model?: string;
-                                    provider?: "espeak" | "openai";
+                                    provider?: "flite" | "espeak" | "openai";
                                     voice?: string;
                                 };
                             };
@@ -1038,6 +1042,99 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/projects/{project_id}/versions/{version_id}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show one configuration version of a project (secrets never returned), to compare versions or publish an earlier one again */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                    version_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The configuration as published, defaults filled in; each credential only as `…_set` */
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description Whether this version is the project's default */
+                            current: boolean;
+                            id: string;
+                            project_id: string;
+                            /** @description 1 for the first version, then one more for each publish */
+                            version: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1377,6 +1474,8 @@ export interface paths {
                                             score: number;
                                         }[];
                                         judge: "llm" | "heuristic";
+                                        /** @description Why the heuristic judge stands in for the model's, when the model judge failed */
+                                        note?: string;
                                         score: number;
                                         verdict: "pass" | "fail";
                                     };
@@ -2504,6 +2603,8 @@ export interface paths {
                                     score: number;
                                 }[];
                                 judge: "llm" | "heuristic";
+                                /** @description Why the heuristic judge stands in for the model's, when the model judge failed */
+                                note?: string;
                                 score: number;
                                 verdict: "pass" | "fail";
                             };
@@ -2631,9 +2732,16 @@ export interface paths {
                             };
                             threads: {
                                 alias: string | null;
+                                /** @description Calls placed or received on the thread */
+                                call_count: number;
                                 /** @description ISO 8601 */
                                 created_at: string;
+                                first_user_message: string | null;
                                 id: string;
+                                /** @description ISO 8601: the newest of the thread's creation, its newest message and its newest call */
+                                last_activity_at: string;
+                                /** @description Messages stored in the thread, spoken ones included */
+                                message_count: number;
                                 project_name: string | null;
                                 timezone: string;
                                 /** @description NORMAL or SIMULATION */

@@ -48,6 +48,7 @@ export type ProjectListPage = ResponseOf<"/admin/organizations/{org_id}/projects
 export type ApiKeyListPage = ResponseOf<"/admin/organizations/{org_id}/api-keys", "get">;
 export type AdminListQuery = Defaulted<QueryOf<"/admin/organizations", "get">, "limit">;
 export type RotatedApiKey = ResponseOf<"/admin/api-keys/{key_id}/rotate", "post">;
+export type ConfigVersion = ResponseOf<"/admin/projects/{project_id}/versions/{version_id}/config", "get">;
 
 export type CallListPage = ResponseOf<"/calls", "get">;
 export type CallSummary = CallListPage["calls"][number];

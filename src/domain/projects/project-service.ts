@@ -45,6 +45,15 @@ export interface ProjectView {
   versions: { id: string; version: number; created_at: string }[];
 }
 
+export interface ConfigVersionView {
+  id: string;
+  project_id: string;
+  version: number;
+  created_at: string;
+  current: boolean;
+  config: ProjectView["config"];
+}
+
 /** A version as cached: its configuration and its opened credentials. */
 interface CachedVersion {
   config: ProjectConfig;
@@ -108,6 +117,22 @@ export class ProjectService {
       config_version_id: current.id,
       config: publicView(withVoiceVendorDefaults(current.config), secrets),
       versions: versions.map((v) => ({ id: v.id, version: v.version, created_at: v.created_at.toISOString() })),
+    };
+  }
+
+  /** One configuration version of the project as the admin interface shows configurations (credentials only as set or not). */
+  async viewVersion(projectId: string, versionId: string): Promise<ConfigVersionView> {
+    const project = await this.store.findById(projectId);
+    if (!project) throw new NotFoundError("Project not found");
+    const version = await this.store.findVersion(project.id, versionId);
+    if (!version) throw new NotFoundError("Configuration version not found");
+    return {
+      id: version.id,
+      project_id: project.id,
+      version: version.version,
+      created_at: version.created_at.toISOString(),
+      current: version.id === project.current_config_version_id,
+      config: publicView(withVoiceVendorDefaults(version.config), this.openSecrets(version)),
     };
   }
 

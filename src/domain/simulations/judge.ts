@@ -191,16 +191,21 @@ function taskCompletion(exchanges: Exchange[], fallback: string | undefined): Cr
   return { key: "task_completion", passed: score >= 0.6, score: round(score), reasoning };
 }
 
+/**
+ * Without a topic, the conversation's opening message stands for what the user came for, and the reasoning names it
+ * as that: the opening message is not reported as a topic the run never had.
+ */
 function staysOnTopic(exchanges: Exchange[], persona: Persona, turns: readonly SimulationTurn[]): CriterionResult {
-  const topic = persona.topic ?? turns.find((turn) => turn.role === "user")?.message ?? "";
-  const topicText = [topic, persona.industry ?? ""].join(" ");
+  const opening = turns.find((turn) => turn.role === "user")?.message ?? "";
+  const subject = persona.topic ? `the topic (${quote(persona.topic)})` : `the opening message (${quote(opening)}; no topic was given)`;
+  const topicText = [persona.topic ?? opening, persona.industry ?? ""].join(" ");
   const offTopic = exchanges.filter(
     (exchange) => sharedWords(exchange.reply, topicText).length === 0 && sharedWords(exchange.reply, exchange.question).length === 0,
   );
   const score = ratio(exchanges.length - offTopic.length, exchanges.length);
   const first = offTopic[0];
   const reasoning =
-    `${exchanges.length - offTopic.length} of ${exchanges.length} replies share words with the topic (${quote(topic)}) or with the question they answer` +
+    `${exchanges.length - offTopic.length} of ${exchanges.length} replies share words with ${subject} or with the question they answer` +
     (first ? `; off topic, for example: ${quote(first.reply)}.` : ".");
   return { key: "stays_on_topic", passed: score >= 0.6, score: round(score), reasoning };
 }

@@ -17,6 +17,10 @@ export interface ThreadListItem {
   project_name: string | null;
   created_at: string;
   usage: ThreadUsage;
+  first_user_message: string | null;
+  last_activity_at: string;
+  message_count: number;
+  call_count: number;
 }
 
 export interface ThreadListPage {
@@ -60,6 +64,11 @@ function listItem(thread: ListedThread): ThreadListItem {
     project_name: thread.project_name,
     created_at: new Date(thread.created_at).toISOString(),
     usage: usageOf(thread),
+    first_user_message: thread.first_user_message,
+    last_activity_at: new Date(thread.last_activity_at).toISOString(),
+    // Messages are numbered 1, 2, … in each thread, in the transaction that stores them: the last number is the count.
+    message_count: Number(thread.last_message_seq),
+    call_count: thread.call_count,
   };
 }
 

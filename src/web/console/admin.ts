@@ -1,8 +1,12 @@
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
-import type { ProjectConfig } from "../../../packages/client/src/index.js";
+import type { ApiKeyListPage, ConfigVersion, OrganizationListPage, ProjectConfig, ProjectListPage } from "../../../packages/client/src/index.js";
+import { configChanges } from "./config-diff.js";
+import { sinceText } from "./labels.js";
+import { useQuery } from "./location.js";
 import { adminClient, session } from "./session.js";
-import { ErrorNote, Field, formValues } from "./ui.js";
+import { TestCall } from "./test-call.js";
+import { ErrorNote, Field, formatDate, formValues } from "./ui.js";
 
 /** What `GET /admin/projects/{id}` shows. */
 interface ProjectView {
@@ -14,22 +18,9 @@ interface ProjectView {
   versions: { id: string; version: number; created_at: string }[];
 }
 
-interface Listed {
-  id: string;
-  name?: string;
-}
-
-/**
- * Reads a list endpoint of the admin interface that a server may not have yet (they are being added): the rows it
- * returns, or undefined when the server answers 404/405 for it.
- */
-async function optionalList(path: string, field: string): Promise<Listed[] | undefined> {
-  const response = await fetch(path, { headers: { authorization: `Bearer ${session.adminKey() ?? ""}` } });
-  if (!response.ok) return undefined;
-  const body: unknown = await response.json();
-  const rows = Array.isArray(body) ? body : (body as Record<string, unknown>)[field];
-  return Array.isArray(rows) ? rows.filter((row): row is Listed => typeof row === "object" && row !== null && typeof (row as Listed).id === "string") : undefined;
-}
+type Organization = OrganizationListPage["organizations"][number];
+type ApiKey = ApiKeyListPage["api_keys"][number];
+type Project = ProjectListPage["projects"][number];
 
 /**
  * The project view shows its configuration with every default filled in, some of which the input refuses (an empty
@@ -41,10 +32,11 @@ function withoutViewOnlyValues(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([key, item]) => item !== "" && item !== null && key !== "api_key_set")
+      .filter(([key, item]) => item !== "" && item !== null && key !== "api_key_set" && key !== "auth_token_set")
       .map(([key, item]) => [key, withoutViewOnlyValues(item)]),
   );
 }
+const asInput = (config: unknown) => withoutViewOnlyValues(config) as ProjectConfig;
 
 /** Shows a secret that the server will never show again, with a way to copy it. */
 function ShownOnce({ label, secret }: { label: string; secret: string }) {
@@ -71,35 +63,203 @@ function AdminKeyForm({ onSet }: { onSet: () => void }) {
   </form>`;
 }
 
-/** The operator's screens: organizations, API keys (shown once), projects and their configuration versions. */
-export function AdminPage() {
-  const [hasKey, setHasKey] = useState(session.adminKey() !== null);
-  const [organizations, setOrganizations] = useState<Listed[] | undefined | null>(null);
-  const [secret, setSecret] = useState<{ label: string; value: string }>();
-  const [project, setProject] = useState<ProjectView>();
+/** Runs an admin action: its failure shown, its success message announced next to where it was asked for. */
+function useAction() {
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string>();
-  const [organizationId, setOrganizationId] = useState("");
-
-  useEffect(() => {
-    if (hasKey) optionalList("/admin/organizations", "organizations").then(setOrganizations, () => setOrganizations(undefined));
-  }, [hasKey, secret]);
-
-  if (!hasKey) return html`<section aria-labelledby="admin-title"><h1 id="admin-title">Admin</h1><${AdminKeyForm} onSet=${() => setHasKey(true)} /></section>`;
-
-  const act = (work: (values: Record<string, string>, form: HTMLFormElement) => Promise<void>) => async (event: Event) => {
-    event.preventDefault();
+  const run = async (work: () => Promise<string | void>) => {
     setError(undefined);
     setNotice(undefined);
-    const form = event.currentTarget as HTMLFormElement;
     try {
-      await work(formValues(form), form);
+      const message = await work();
+      if (message) setNotice(message);
     } catch (failure) {
       setError(failure);
     }
   };
-  const openProject = async (projectId: string) => setProject((await adminClient().admin.getProject(projectId)) as ProjectView);
-  const parseConfig = (text: string | undefined): ProjectConfig => withoutViewOnlyValues(JSON.parse(text ?? "{}")) as ProjectConfig;
+  const feedback = html`<${ErrorNote} error=${error} />${notice ? html`<p role="status" class="notice">✓ ${notice}</p>` : null}`;
+  return { run, feedback };
+}
+
+function ApiKeys({ organizationId, onSecret }: { organizationId: string; onSecret: (label: string, value: string) => void }) {
+  const [keys, setKeys] = useState<ApiKey[]>();
+  const { run, feedback } = useAction();
+  const load = () => adminClient().admin.listApiKeys(organizationId, { limit: 100 }).then((page) => setKeys(page.api_keys));
+  useEffect(() => void run(load), [organizationId]);
+  return html`<section aria-labelledby="keys-title">
+    <h3 id="keys-title">API keys</h3>
+    ${feedback}
+    <div class="table-wrap"><table>
+      <caption class="visually-hidden">The organization's API keys, oldest first</caption>
+      <thead><tr><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${(keys ?? []).map((key) => html`<tr key=${key.id} data-key-id=${key.id}>
+        <td><code title=${key.id}>${key.display}</code></td>
+        <td>${formatDate(key.created_at)}</td>
+        <td>${key.last_used_at ? html`<time datetime=${key.last_used_at} title=${formatDate(key.last_used_at)}>${sinceText(key.last_used_at)}</time>` : "Never"}</td>
+        <td>${key.revoked_at ? html`<span class="status error" title=${key.revoked_at}>Revoked</span>` : html`<span class="status ended">Active</span>`}</td>
+        <td class="actions">${key.revoked_at
+          ? null
+          : html`<button type="button" onClick=${() => run(async () => {
+              const rotated = await adminClient().admin.rotateApiKey(key.id);
+              onSecret(`New key replacing ${key.display}`, rotated.api_key);
+              await load();
+              return `${key.display} rotated: the new key is shown once above, the old one no longer works.`;
+            })} aria-label=${`Rotate ${key.display}`}>Rotate</button>
+            <button type="button" class="danger" onClick=${() => run(async () => {
+              if (!confirm(`Revoke ${key.display}? Requests with it fail at once.`)) return;
+              await adminClient().admin.revokeApiKey(key.id);
+              await load();
+              return `${key.display} revoked.`;
+            })} aria-label=${`Revoke ${key.display}`}>Revoke</button>`}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <p><button type="button" onClick=${() => run(async () => {
+      const created = await adminClient().admin.createApiKey(organizationId);
+      onSecret("New API key", created.api_key);
+      await load();
+      return "API key created.";
+    })}>Create API key</button></p>
+  </section>`;
+}
+
+function Projects({ organizationId, openProject }: { organizationId: string; openProject: (id: string) => void }) {
+  const [projects, setProjects] = useState<Project[]>();
+  const { run, feedback } = useAction();
+  const load = () => adminClient().admin.listProjects(organizationId, { limit: 100 }).then((page) => setProjects(page.projects));
+  useEffect(() => void run(load), [organizationId]);
+  return html`<section aria-labelledby="projects-title">
+    <h3 id="projects-title">Projects</h3>
+    ${feedback}
+    ${projects && projects.length === 0 ? html`<p>No projects yet.</p>` : null}
+    <ul class="pick-list">${(projects ?? []).map((project) => html`<li key=${project.id}>
+      <button type="button" class="link" onClick=${() => openProject(project.id)} title=${project.id}>${project.name}</button>
+      <small class="hint">created ${formatDate(project.created_at)}</small>
+    </li>`)}</ul>
+    <form class="card sim-form" onSubmit=${(event: Event) => {
+      event.preventDefault();
+      const form = event.currentTarget as HTMLFormElement;
+      const values = formValues(form);
+      void run(async () => {
+        const created = await adminClient().admin.createProject(organizationId, values["name"] ?? "", asInput(JSON.parse(values["config"] ?? "{}")));
+        await load();
+        openProject(created.id);
+        return `Project ${created.name} created.`;
+      });
+    }}>
+      <fieldset class="form-group"><legend>New project</legend>
+        <${Field} label="Project name"><input name="name" required maxlength="200" placeholder="e.g. support" /><//>
+        <${Field} label="Configuration (JSON)" wide=${true}><textarea name="config" rows="3" class="code" defaultValue='{"agent": {"provider": "builtin"}}'></textarea><//>
+      </fieldset>
+      <div class="form-actions"><button type="submit">Create project</button></div>
+    </form>
+  </section>`;
+}
+
+/** Two versions side by side: every setting that differs, with its value in each. */
+function VersionDiff({ from, to }: { from: ConfigVersion; to: ConfigVersion }) {
+  const changes = configChanges(from.config, to.config);
+  return html`<div class="table-wrap diff" aria-live="polite">
+    <table>
+      <caption>Changes from version ${from.version} to version ${to.version}</caption>
+      <thead><tr><th scope="col">Setting</th><th scope="col">Version ${from.version}</th><th scope="col">Version ${to.version}</th></tr></thead>
+      <tbody>${changes.length === 0
+        ? html`<tr><td colspan="3">The two versions are the same.</td></tr>`
+        : changes.map((change) => html`<tr key=${change.path} class=${change.before === undefined ? "added" : change.after === undefined ? "removed" : "changed"}>
+            <th scope="row"><code>${change.path}</code></th>
+            <td class="before">${change.before === undefined ? html`<em>not set</em>` : html`<code>${change.before}</code>`}</td>
+            <td class="after">${change.after === undefined ? html`<em>not set</em>` : html`<code>${change.after}</code>`}</td>
+          </tr>`)}</tbody>
+    </table>
+  </div>`;
+}
+
+function ProjectPanel({ projectId }: { projectId: string }) {
+  const [project, setProject] = useState<ProjectView>();
+  const [diff, setDiff] = useState<{ from: ConfigVersion; to: ConfigVersion }>();
+  const load = async () => setProject((await adminClient().admin.getProject(projectId)) as ProjectView);
+  const page = useAction();
+  const publishing = useAction();
+  useEffect(() => void page.run(load), [projectId]);
+  if (!project) return html`<section class="card">${page.feedback}<p>Loading the project…</p></section>`;
+  const newest = project.versions.at(-1);
+  const previous = project.versions.at(-2);
+  return html`<section class="card project" aria-labelledby="project-title">
+    <h3 id="project-title">Project ${project.name}</h3>
+    <p class="hint">Id <code>${project.id}</code></p>
+    ${page.feedback}
+    <h4>Configuration versions</h4>
+    <div class="table-wrap"><table>
+      <caption class="visually-hidden">Configuration versions, oldest first</caption>
+      <thead><tr><th scope="col">Version</th><th scope="col">Published</th><th scope="col">Actions</th></tr></thead>
+      <tbody>${project.versions.map((version) => html`<tr key=${version.id} data-version=${version.version}>
+        <td title=${version.id}>${version.version}${version.id === project.config_version_id ? html` <span class="status ended">current</span>` : null}</td>
+        <td>${formatDate(version.created_at)}</td>
+        <td>${version.id === project.config_version_id
+          ? null
+          : html`<button type="button" onClick=${() => page.run(async () => {
+              const earlier = await adminClient().admin.getConfigVersion(project.id, version.id);
+              await adminClient().admin.publishConfig(project.id, asInput(earlier.config));
+              await load();
+              return `Version ${version.version} published again as version ${project.versions.length + 1}, now the current one.`;
+            })}>Publish again as new</button>`}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <form class="compare" aria-label="Compare versions" key=${project.versions.length} onSubmit=${(event: Event) => {
+      event.preventDefault();
+      const values = formValues(event.currentTarget as HTMLFormElement);
+      void page.run(async () => {
+        const [from, to] = await Promise.all([values["from"], values["to"]].map((id) => adminClient().admin.getConfigVersion(project.id, id ?? "")));
+        setDiff({ from: from!, to: to! });
+      });
+    }}>
+      <${Field} label="From version"><select name="from">${project.versions.map((version) => html`<option value=${version.id} selected=${version.id === (previous ?? newest)?.id}>${version.version}</option>`)}</select><//>
+      <${Field} label="To version"><select name="to">${project.versions.map((version) => html`<option value=${version.id} selected=${version.id === newest?.id}>${version.version}</option>`)}</select><//>
+      <button type="submit">Show changes</button>
+    </form>
+    ${diff ? html`<${VersionDiff} from=${diff.from} to=${diff.to} />` : null}
+    <h4>Edit and publish</h4>
+    <form onSubmit=${(event: Event) => {
+      event.preventDefault();
+      const text = formValues(event.currentTarget as HTMLFormElement)["config"];
+      void publishing.run(async () => {
+        const { config_version_id } = await adminClient().admin.publishConfig(project.id, asInput(JSON.parse(text ?? "{}")));
+        await load();
+        return `Published version ${project.versions.length + 1} (${config_version_id}); new conversations use it now.`;
+      });
+    }}>
+      <${Field} label="Configuration (JSON; write-only secrets are not shown)">
+        <textarea key=${project.config_version_id} name="config" rows="12" class="code" defaultValue=${JSON.stringify(project.config, null, 2)}></textarea>
+      <//>
+      <div class="form-actions"><button type="submit">Publish as a new version</button></div>
+      ${publishing.feedback}
+    </form>
+    <${TestCall} projectId=${project.id} projectName=${project.name} />
+  </section>`;
+}
+
+/** The operator's screens: organizations, then one's API keys and projects, then a project's versions; all picked from lists. */
+export function AdminPage() {
+  const [hasKey, setHasKey] = useState(session.adminKey() !== null);
+  const [organizations, setOrganizations] = useState<Organization[]>([]);
+  const [organizationCursor, setOrganizationCursor] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ label: string; value: string }>();
+  const [params, setParams] = useQuery();
+  const organizationId = params.get("org");
+  const projectId = params.get("project");
+  const { run, feedback } = useAction();
+  const loadOrganizations = async (cursor?: string) => {
+    const page = await adminClient().admin.listOrganizations({ limit: 100, ...(cursor ? { cursor } : {}) });
+    setOrganizations((shown) => (cursor ? [...shown, ...page.organizations] : page.organizations));
+    setOrganizationCursor(page.pagination.cursor);
+  };
+
+  useEffect(() => {
+    if (hasKey) void run(loadOrganizations);
+  }, [hasKey]);
+
+  if (!hasKey) return html`<section aria-labelledby="admin-title"><h1 id="admin-title">Admin</h1><${AdminKeyForm} onSet=${() => setHasKey(true)} /></section>`;
+  // An organization named by the URL but not on the pages loaded so far is shown by its id.
+  const organization = organizationId ? (organizations.find((candidate) => candidate.id === organizationId) ?? { id: organizationId, name: `Organization ${organizationId}` }) : undefined;
 
   return html`
     <section aria-labelledby="admin-title" class="admin">
@@ -108,78 +268,42 @@ export function AdminPage() {
         session.setAdminKey(null);
         setHasKey(false);
       }}>Forget the admin key</button></p>
-      <${ErrorNote} error=${error} />
-      ${notice ? html`<p role="status" class="notice">${notice}</p>` : null}
+      ${feedback}
       ${secret ? html`<${ShownOnce} label=${secret.label} secret=${secret.value} />` : null}
-
-      <h2>Organizations</h2>
-      ${organizations === null
-        ? html`<p>Loading…</p>`
-        : organizations === undefined
-          ? html`<p class="hint">This server does not list organizations; create one below or enter its id.</p>`
-          : html`<ul>${organizations.map((organization) => html`<li key=${organization.id}>${organization.name ?? ""} <code>${organization.id}</code></li>`)}</ul>`}
-      <form class="card inline" onSubmit=${act(async (values, form) => {
-        const created = await adminClient().admin.createOrganization(values["name"] ?? "");
-        setSecret({ label: `API key of ${created.name} (${created.id})`, value: created.api_key });
-        setOrganizationId(created.id);
-        form.reset();
-      })}>
-        <${Field} label="New organization name"><input name="name" required maxlength="200" /><//>
-        <button type="submit">Create organization</button>
-      </form>
-
-      <h2>API keys</h2>
-      <form class="card inline" onSubmit=${act(async (values) => {
-        const created = await adminClient().admin.createApiKey(values["organization_id"] ?? "");
-        setSecret({ label: `New API key ${created.id}`, value: created.api_key });
-      })}>
-        <${Field} label="Organization id"><input key=${organizationId} name="organization_id" required defaultValue=${organizationId} /><//>
-        <button type="submit">Create API key</button>
-      </form>
-      <form class="card inline" onSubmit=${act(async (values, form) => {
-        await adminClient().admin.revokeApiKey(values["key_id"] ?? "");
-        setNotice("API key revoked.");
-        form.reset();
-      })}>
-        <${Field} label="API key id"><input name="key_id" required /><//>
-        <button type="submit" class="danger">Revoke API key</button>
-      </form>
-
-      <h2>Projects</h2>
-      <form class="card grid-form" onSubmit=${act(async (values) => {
-        const created = await adminClient().admin.createProject(values["organization_id"] ?? "", values["name"] ?? "", parseConfig(values["config"]));
-        await openProject(created.id);
-      })}>
-        <${Field} label="Organization id"><input key=${organizationId} name="organization_id" required defaultValue=${organizationId} /><//>
-        <${Field} label="Project name"><input name="name" required maxlength="200" /><//>
-        <${Field} label="Configuration (JSON)"><textarea name="config" rows="4" defaultValue='{"agent": {"provider": "builtin"}}'></textarea><//>
-        <button type="submit">Create project</button>
-      </form>
-      <form class="card inline" onSubmit=${act(async (values) => openProject(values["project_id"] ?? ""))}>
-        <${Field} label="Project id"><input name="project_id" required /><//>
-        <button type="submit">Open project</button>
-      </form>
-      ${project
-        ? html`<div class="card">
-            <h3>${project.name} <code>${project.id}</code></h3>
-            <p>Current configuration version <code>${project.config_version_id}</code></p>
-            <table>
-              <caption>Configuration versions</caption>
-              <thead><tr><th scope="col">Version</th><th scope="col">Id</th><th scope="col">Published</th></tr></thead>
-              <tbody>${project.versions.map((version) => html`<tr key=${version.id}><td>${version.version}${version.id === project.config_version_id ? " (current)" : ""}</td><td><code>${version.id}</code></td><td>${new Date(version.created_at).toLocaleString()}</td></tr>`)}</tbody>
-            </table>
-            <form onSubmit=${act(async (values) => {
-              await adminClient().admin.publishConfig(project.id, parseConfig(values["config"]));
-              await openProject(project.id);
-              setNotice("New configuration version published; it is now the default.");
-            })}>
-              <${Field} label="Configuration (JSON; write-only secrets are not shown)">
-                <textarea key=${project.config_version_id} name="config" rows="12" class="code" defaultValue=${JSON.stringify(project.config, null, 2)}></textarea>
-              <//>
-              <button type="submit">Publish as a new version</button>
-            </form>
-          </div>`
-        : null}
+      <div class="admin-grid">
+        <section aria-labelledby="organizations-title">
+          <h2 id="organizations-title">Organizations</h2>
+          <ul class="pick-list">${organizations.map((listed) => html`<li key=${listed.id}>
+            <a href=${`#/admin?org=${listed.id}`} aria-current=${listed.id === organizationId ? "page" : undefined} title=${listed.id}>${listed.name}</a>
+          </li>`)}</ul>
+          ${organizationCursor ? html`<p><button type="button" class="link" onClick=${() => run(() => loadOrganizations(organizationCursor))}>More organizations</button></p>` : null}
+          <form class="card" onSubmit=${(event: Event) => {
+            event.preventDefault();
+            const form = event.currentTarget as HTMLFormElement;
+            const name = formValues(form)["name"] ?? "";
+            void run(async () => {
+              const created = await adminClient().admin.createOrganization(name);
+              setSecret({ label: `API key of ${created.name}`, value: created.api_key });
+              // The newest organization is on the list's last page: it is added to what is shown rather than paged to.
+              setOrganizations((shown) => [...shown, { id: created.id, name: created.name, created_at: new Date().toISOString() }]);
+              setParams({ org: created.id });
+              form.reset();
+              return `Organization ${created.name} created.`;
+            });
+          }}>
+            <${Field} label="New organization name"><input name="name" required maxlength="200" placeholder="e.g. Acme" /><//>
+            <div class="form-actions"><button type="submit">Create organization</button></div>
+          </form>
+        </section>
+        <div>
+          ${organization
+            ? html`<h2>${organization.name}</h2>
+                <${ApiKeys} key=${`keys-${organization.id}`} organizationId=${organization.id} onSecret=${(label: string, value: string) => setSecret({ label, value })} />
+                <${Projects} key=${`projects-${organization.id}`} organizationId=${organization.id} openProject=${(id: string) => setParams({ org: organization.id, project: id })} />
+                ${projectId ? html`<${ProjectPanel} key=${projectId} projectId=${projectId} />` : null}`
+            : html`<p class="hint">Choose an organization to see its API keys and projects.</p>`}
+        </div>
+      </div>
     </section>
   `;
 }

@@ -1,10 +1,10 @@
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { Link, Route, Router, Switch } from "wouter-preact";
-import { useHashLocation } from "wouter-preact/use-hash-location";
 import { AdminPage } from "./admin.js";
 import { CallPage } from "./call.js";
 import { CallsPage } from "./calls.js";
+import { useConsoleLocation } from "./location.js";
 import { session } from "./session.js";
 import { SignIn } from "./sign-in.js";
 import { SimulatePage } from "./simulate.js";
@@ -25,7 +25,10 @@ function Navigation({ onSignOut }: { onSignOut: () => void }) {
   </header>`;
 }
 
-/** The console: sign-in, then the screens, addressed by the URL's hash (`#/threads/…`) so that /console serves them all. */
+/**
+ * The console: sign-in, then the screens, addressed by the URL's hash (`#/threads/…?filters`) so that /console serves
+ * them all and a filtered view is a link.
+ */
 export function App() {
   const [signedIn, setSignedIn] = useState(session.apiKey() !== null);
   if (!signedIn) return html`<${SignIn} onSignedIn=${() => setSignedIn(true)} />`;
@@ -34,7 +37,7 @@ export function App() {
     setSignedIn(false);
   };
   return html`
-    <${Router} hook=${useHashLocation}>
+    <${Router} hook=${useConsoleLocation} searchHook=${useConsoleLocation.searchHook}>
       <${Navigation} onSignOut=${signOut} />
       <main id="main" tabindex="-1">
         <${Switch}>

@@ -2,8 +2,30 @@ import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import type { CallDetail, ThreadEvent } from "../../../packages/client/src/index.js";
+import { clock, duration, Label, StatusPill, Unknown } from "./labels.js";
 import { apiClient } from "./session.js";
 import { ErrorNote, formatDate } from "./ui.js";
+
+type Utterance = NonNullable<CallDetail["transcript_object"]>[number];
+
+/** Letters and digits only, lower case: how a transcript's word and its written form are matched. */
+const bare = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+
+/**
+ * The utterance as written (its `content`, punctuation and capitals kept), each token tied to its timed word when the
+ * two line up; a token with no timed word is shown as plain text. When they do not line up, the timed words alone.
+ */
+export function writtenTokens(utterance: Utterance): { text: string; word: number | null }[] {
+  const tokens = utterance.content.split(/\s+/).filter(Boolean);
+  const out: { text: string; word: number | null }[] = [];
+  let next = 0;
+  for (const token of tokens) {
+    const timed = utterance.words[next];
+    if (timed && bare(token) !== "" && bare(token) === bare(timed.word)) out.push({ text: token, word: next++ });
+    else out.push({ text: token, word: null });
+  }
+  return next === utterance.words.length ? out : utterance.words.map((word, index) => ({ text: word.word, word: index }));
+}
 
 interface TimedWord {
   start: number;
@@ -103,16 +125,19 @@ export function CallPage({ callId }: { callId: string }) {
   let offset = 0;
   return html`
     <section aria-labelledby="call-title" class="call">
-      <h1 id="call-title">Call <code>${call.id}</code></h1>
+      <h1 id="call-title"><${Label} kind="call_type" value=${call.call_type} /> <small class="hint" title=${call.id}>${formatDate(call.created_at)}</small></h1>
       <${ErrorNote} error=${error} />
       <dl class="facts">
-        <div><dt>Status</dt><dd><span class=${`status ${call.status}`} data-testid="call-status">${call.status}</span></dd></div>
-        <div><dt>Type</dt><dd>${call.call_type}${call.direction ? ` · ${call.direction}` : ""}</dd></div>
-        <div><dt>Thread</dt><dd><${Link} href=${`/threads/${call.thread_id}`}>${call.thread_id}<//></dd></div>
-        <div><dt>Numbers</dt><dd>${call.from_number ?? "—"} → ${call.to_number ?? "—"}</dd></div>
-        <div><dt>Created</dt><dd>${formatDate(call.created_at)}</dd></div>
-        <div><dt>Duration</dt><dd>${call.duration_ms === null ? "—" : `${(call.duration_ms / 1000).toFixed(1)} s`}</dd></div>
-        <div><dt>Ended because</dt><dd>${call.disconnection_reason ?? "—"}</dd></div>
+        <div><dt>Status</dt><dd><${StatusPill} status=${call.status} testId="call-status" /></dd></div>
+        <div><dt>Type</dt><dd><${Label} kind="call_type" value=${call.call_type} />${call.direction ? html` · <${Label} kind="direction" value=${call.direction} />` : null}</dd></div>
+        <div><dt>Thread</dt><dd><${Link} href=${`/threads/${call.thread_id}`} title=${call.thread_id}>Open the thread<//></dd></div>
+        ${call.call_type === "phone_call"
+          ? html`<div><dt>From</dt><dd>${call.from_number ?? html`<${Unknown} />`}</dd></div><div><dt>To</dt><dd>${call.to_number ?? html`<${Unknown} />`}</dd></div>`
+          : null}
+        <div><dt>Started</dt><dd>${formatDate(call.start_timestamp === null ? null : new Date(call.start_timestamp * 1000).toISOString())}</dd></div>
+        <div><dt>Duration</dt><dd>${duration(call.duration_ms)}</dd></div>
+        <div><dt>Ended because</dt><dd data-testid="disconnection-reason"><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></dd></div>
+        <div><dt>Call id</dt><dd><code>${call.id}</code></dd></div>
       </dl>
       <h2>Recording</h2>
       ${call.recording_url
@@ -124,14 +149,22 @@ export function CallPage({ callId }: { callId: string }) {
             ${call.transcript_object.map((utterance, index) => {
               const first = offset;
               offset += utterance.words.length;
+              const start = utterance.words[0]?.start;
               return html`<li key=${index} class=${`utterance ${utterance.role}`}>
-                <span class="speaker">${utterance.role === "agent" ? "Agent" : "User"}</span>
+                <span class="speaker">
+                  ${utterance.role === "agent" ? "Agent" : "User"}
+                  ${start === undefined
+                    ? null
+                    : html`<button type="button" class="link turn-time" onClick=${() => seek(start)} aria-label=${`Play from ${clock(start)}`}><time datetime=${`PT${start.toFixed(2)}S`}>${clock(start)}</time></button>`}
+                </span>
                 <span class="words">
                   ${utterance.words.length === 0
                     ? utterance.content
-                    : utterance.words.map((word, position) => {
-                        const lit = current === first + position;
-                        return html`<span key=${first + position} class=${lit ? "word current" : "word"} aria-current=${lit ? "true" : undefined} data-start=${word.start} onClick=${() => seek(word.start)}>${word.word}</span> `;
+                    : writtenTokens(utterance).map(({ text, word }, position) => {
+                        if (word === null) return html`<span key=${`t${position}`}>${text}</span> `;
+                        const timed = utterance.words[word]!;
+                        const lit = current === first + word;
+                        return html`<span key=${first + word} class=${lit ? "word current" : "word"} aria-current=${lit ? "true" : undefined} data-start=${timed.start} onClick=${() => seek(timed.start)}>${text}</span> `;
                       })}
                 </span>
               </li>`;
@@ -145,8 +178,8 @@ export function CallPage({ callId }: { callId: string }) {
         ? html`<dl class="facts">
             <div><dt>Summary</dt><dd>${call.call_analysis.call_summary}</dd></div>
             <div><dt>Sentiment</dt><dd>${call.call_analysis.user_sentiment}</dd></div>
-            <div><dt>Successful</dt><dd>${call.call_analysis.call_successful === null ? "unknown" : call.call_analysis.call_successful ? "yes" : "no"}</dd></div>
-            ${Object.entries(call.call_analysis.custom_analysis_data).map(([key, value]) => html`<div key=${key}><dt>${key}</dt><dd>${JSON.stringify(value)}</dd></div>`)}
+            <div><dt>Successful</dt><dd>${call.call_analysis.call_successful === null ? html`<${Unknown} />` : call.call_analysis.call_successful ? "Yes" : "No"}</dd></div>
+            ${Object.entries(call.call_analysis.custom_analysis_data).map(([key, value]) => html`<div key=${key}><dt>${key}</dt><dd>${value === null ? html`<${Unknown} />` : JSON.stringify(value)}</dd></div>`)}
           </dl>`
         : html`<p>${call.status === "ended" ? "Analysis pending…" : "Available after the call ends."}</p>`}
     </section>

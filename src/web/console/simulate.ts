@@ -23,10 +23,10 @@ function simulationOf(response: ChatResponse): SimulationRun | undefined {
   return (response.extras as ChatResponse["extras"] & { simulation?: SimulationRun }).simulation;
 }
 
-/** Runs a simulated conversation against a project's agent and shows its turns and evaluation. */
 /** The interface's default number of user turns, sent when the form leaves it empty. */
 const defaultMaxTurns = 5;
 
+/** Runs a simulated conversation against a project's agent and shows its turns and evaluation. */
 export function SimulatePage() {
   const [run, setRun] = useState<SimulationRun>();
   const [error, setError] = useState<unknown>();
@@ -67,19 +67,30 @@ export function SimulatePage() {
   return html`
     <section aria-labelledby="simulate-title">
       <h1 id="simulate-title">Simulations</h1>
-      <form class="card grid-form" onSubmit=${submit}>
-        <${Field} label="Project"><input name="project" defaultValue=${session.project()} required /><//>
-        <${Field} label="Thread id" hint="Empty: a new thread is made for the run."><input name="thread_id" /><//>
-        <${Field} label="First user message"><input name="message" required maxlength="32000" defaultValue="Hi, I have a question." /><//>
-        <${Field} label="Scripted user turns" hint="One per line."><textarea name="initial_messages" rows="3"></textarea><//>
-        <${Field} label="Maximum user turns"><input name="max_turns" type="number" min="1" max="50" defaultValue="3" /><//>
-        <${Field} label="Agent type"><input name="agent_type" placeholder="customer support" /><//>
-        <${Field} label="Industry"><input name="industry" placeholder="retail" /><//>
-        <${Field} label="Topic"><input name="topic" placeholder="opening hours" /><//>
-        <${Field} label="Behaviour of the simulated user"><textarea name="behavioural_prompt" rows="2"></textarea><//>
-        <label class="check"><input type="checkbox" name="create" /> Store the conversation in a new SIMULATION thread</label>
-        <label class="check"><input type="checkbox" name="evaluate" checked /> Evaluate the conversation</label>
-        <button type="submit" disabled=${busy}>${busy ? "Running…" : "Run simulation"}</button>
+      <form class="card sim-form" onSubmit=${submit}>
+        <fieldset class="form-group">
+          <legend>Agent under test</legend>
+          <${Field} label="Project"><input name="project" defaultValue=${session.project()} required /><//>
+          <${Field} label="Thread id" hint="Empty: a new thread is made for the run."><input name="thread_id" placeholder="e.g. 0196…" /><//>
+        </fieldset>
+        <fieldset class="form-group">
+          <legend>Conversation</legend>
+          <${Field} label="First user message" wide=${true}><input name="message" required maxlength="32000" defaultValue="Hi, I have a question." /><//>
+          <${Field} label="Scripted user turns" hint="One per line; the simulated user writes the rest." wide=${true}><textarea name="initial_messages" rows="3" placeholder="e.g. Do you deliver on Sundays?"></textarea><//>
+          <${Field} label="Maximum user turns" hint="Scripted turns count; 1 to 50."><input name="max_turns" type="number" min="1" max="50" defaultValue="3" /><//>
+        </fieldset>
+        <fieldset class="form-group">
+          <legend>Simulated user</legend>
+          <${Field} label="Agent type" hint="Optional."><input name="agent_type" placeholder="e.g. customer support" /><//>
+          <${Field} label="Industry" hint="Optional."><input name="industry" placeholder="e.g. retail" /><//>
+          <${Field} label="Topic" hint="Optional: what the user wants."><input name="topic" placeholder="e.g. opening hours" /><//>
+          <${Field} label="Behaviour" hint="Optional." wide=${true}><textarea name="behavioural_prompt" rows="2" placeholder="e.g. impatient, asks short questions"></textarea><//>
+        </fieldset>
+        <div class="form-actions">
+          <label class="check"><input type="checkbox" name="create" /> Store the conversation in a new SIMULATION thread</label>
+          <label class="check"><input type="checkbox" name="evaluate" checked /> Evaluate the conversation</label>
+          <button type="submit" disabled=${busy}>${busy ? "Running…" : "Run simulation"}</button>
+        </div>
       </form>
       <${ErrorNote} error=${error} />
       ${run

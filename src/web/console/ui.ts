@@ -14,8 +14,9 @@ export function ErrorNote({ error }: { error: unknown }) {
   return html`<p class="error" role="alert">${describeError(error)}</p>`;
 }
 
-export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
-  return html`<label class="field"><span>${label}</span>${children}${hint ? html`<small>${hint}</small>` : null}</label>`;
+/** A labelled input; `wide` spans the whole row of a form group. */
+export function Field({ label, children, hint, wide }: { label: string; children: ComponentChildren; hint?: string; wide?: boolean }) {
+  return html`<label class=${wide ? "field wide" : "field"}><span>${label}</span>${children}${hint ? html`<small>${hint}</small>` : null}</label>`;
 }
 
 export const formatTime = (millis: number) => new Date(millis).toLocaleString();
