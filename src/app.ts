@@ -29,7 +29,7 @@ import { chatRoutes } from "./http/chat-routes.js";
 import { simulationRoutes } from "./http/simulation-routes.js";
 import { SimulationService } from "./domain/simulations/service.js";
 import { PostgresSimulationsStore } from "./store/simulations-store.js";
-import { latestPageFromMemory, messageRoutes } from "./http/message-routes.js";
+import { messageRoutes } from "./http/message-routes.js";
 import { createLlmProvider } from "./providers/llm/index.js";
 import { HttpToolTransport } from "./providers/tools/http-tool-transport.js";
 import { MessagesStore } from "./store/messages-store.js";
@@ -177,7 +177,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     authenticator,
     rateLimits,
     metrics,
-    memoryAnswers: [latestPageFromMemory(history, authenticator)],
     routes: [
       ...systemRoutes(db, metrics, voice.speechStatus),
       ...webRoutes(buildWidget),
@@ -196,14 +195,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   await server.register(consoleRoutes(new ConsoleAssets()));
   await server.register(
-    socketRoutes({
-      authenticator,
-      threads,
-      events: voice.events,
-      calls: voice.calls,
-      pingMs: voice.settings.socketPingMs,
-      telephony: { retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") },
-    }),
+    socketRoutes(
+      { authenticator, rateLimits },
+      {
+        threads,
+        events: voice.events,
+        calls: voice.calls,
+        pingMs: voice.settings.socketPingMs,
+        telephony: { retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") },
+      },
+    ),
   );
   await voice.start();
   searchIndexMerger.start();

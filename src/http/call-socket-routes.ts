@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
 import type { CallService } from "../domain/calls/call-service.js";
 import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import { pcmFromBytes } from "../providers/speech/audio.js";
-import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
-import { bytesOf, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
+import type { WebCallClientMessage } from "../providers/voice/types.js";
+import { defineSocket, type SocketDefinition } from "./socket.js";
+import { bytesOf, guard, maxFrameBytes } from "./socket-support.js";
 
 export interface CallSocketOptions {
   calls: CallService;
@@ -53,26 +53,16 @@ function parseTurn(text: string): WebCallClientMessage | string {
 }
 
 /** A web call's own socket (`GET /calls/{call_id}/ws?token=…`), its token checked before the upgrade. */
-export function registerCallSocket(app: FastifyInstance, options: CallSocketOptions): void {
-  const joins = new WeakMap<FastifyRequest, { call: ProviderCall; audio: boolean }>();
-  app.get<{ Params: { call_id: string } }>(
-    "/calls/:call_id/ws",
-    {
-      websocket: true,
-      // The join token in the query is the credential, checked by the call service.
-      config: { access: "public" },
-      logLevel: "warn",
-      preValidation: async (request) => {
-        rejectPlainHttp(request);
-        const query = validatedPathAndQuery<{ token: string; audio: boolean }>([CallPath, request.params], [JoinQuery, request.query]);
-        joins.set(request, { call: await options.calls.authorizeJoin(request.params.call_id, query.token), audio: query.audio });
-      },
-    },
-    (socket, request) => {
-      const join = joins.get(request);
-      if (!join) return socket.close(1011, "not authorized");
+export function callSocket(options: CallSocketOptions): SocketDefinition {
+  return defineSocket({
+    url: "/calls/:call_id/ws",
+    access: "joinToken",
+    params: CallPath,
+    query: JoinQuery,
+    resource: ({ params, query }) => options.calls.authorizeJoin(params.call_id, query.token),
+    open: (socket, { resource: call, query }) => {
       const connection = options.calls.join(
-        join.call,
+        call,
         {
           send: (message) => {
             if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
@@ -82,7 +72,7 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
           },
           close: (code, reason) => socket.close(code, reason),
         },
-        { audio: join.audio },
+        { audio: query.audio },
       );
       const allow = guard(socket, options.pingMs, callInbound, () => undefined);
       const allowAudio = frameWindow(callAudioInbound);
@@ -100,5 +90,5 @@ export function registerCallSocket(app: FastifyInstance, options: CallSocketOpti
       });
       socket.on("close", () => connection.disconnected());
     },
-  );
+  });
 }

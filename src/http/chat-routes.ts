@@ -3,7 +3,7 @@ import type { ChatService, TurnResult } from "../domain/chat/chat-service.js";
 import type { SimulationService } from "../domain/simulations/service.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
 import { defineRoute, type RouteDefinition } from "./route.js";
-import { SimulateBody, SimulationExtras, simulateChat } from "./simulation-routes.js";
+import { SimulateBody, SimulationExtras, simulateChat, simulationNeedsApiKey } from "./simulation-routes.js";
 import { withErrors } from "./schemas.js";
 
 /** A type array rather than anyOf: the serializer of the chat's hot path keeps a plain check per field. */
@@ -56,7 +56,7 @@ export function chatRoutes(chat: ChatService, simulations: SimulationService): R
         "with `Accept: text/event-stream` the same as server-sent events (`token`, `message`, `error`). " +
         "With `simulate`, a whole simulated conversation (needs the API key): token lines carry `turn`, the index of " +
         "their turn in `extras.simulation.turns`; see docs/simulation.md.",
-      access: { thread: ({ body }) => body.thread_id },
+      access: { thread: ({ body }) => body.thread_id, apiKeyOnly: ({ body }) => (body.simulate ? simulationNeedsApiKey : undefined) },
       body: Type.Object({
         thread_id: Type.String({ maxLength: 200 }),
         message: Type.String({ minLength: 1, maxLength: 32_000 }),

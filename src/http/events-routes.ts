@@ -1,16 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
-import type { Authenticator } from "../domain/access/credentials.js";
 import type { EventsService } from "../domain/events/events-service.js";
-import { RequestValidationError } from "../domain/shared/errors.js";
 import type { ThreadService } from "../domain/threads/thread-service.js";
-import { bytesOf, guard, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
-import { enforceThreadScope } from "./thread-scope.js";
-import { missingAuthorization } from "./validation/missing-authorization.js";
+import { defineSocket, type SocketDefinition } from "./socket.js";
+import { bytesOf, guard } from "./socket-support.js";
 
 export interface EventsSocketOptions {
-  authenticator: Authenticator;
   threads: ThreadService;
   events: EventsService;
   pingMs: number;
@@ -30,29 +25,15 @@ const ThreadPath = Type.Object({ thread_id: Type.String({ maxLength: 200 }) });
  * A thread's events (`GET /threads/{thread_id}/events`). Credentials are checked before the upgrade, so a refused
  * client gets the usual HTTP status and body.
  */
-export function registerEventsSocket(app: FastifyInstance, options: EventsSocketOptions): void {
-  const eventsAccess = new WeakMap<FastifyRequest, { threadId: string; after: number | undefined }>();
-  app.get<{ Params: { thread_id: string } }>(
-    "/threads/:thread_id/events",
-    {
-      websocket: true,
-      config: { access: "thread" },
-      // The access log would carry the URL, and with it a `token` parameter: these routes log warnings only.
-      logLevel: "warn",
-      preValidation: async (request) => {
-        rejectPlainHttp(request);
-        const query = validatedPathAndQuery<{ token?: string; after?: number }>([ThreadPath, request.params], [EventsQuery, request.query]);
-        const credential = request.headers.authorization ?? query.token;
-        if (credential === undefined) throw new RequestValidationError([missingAuthorization]);
-        const caller = await options.authenticator.caller(credential, true);
-        enforceThreadScope(caller, request.params.thread_id);
-        const thread = await options.threads.get(caller.organizationId, request.params.thread_id);
-        eventsAccess.set(request, { threadId: thread.id, after: query.after });
-      },
-    },
-    (socket, request) => {
-      const access = eventsAccess.get(request);
-      if (!access) return socket.close(1011, "not authorized");
+export function eventsSocket(options: EventsSocketOptions): SocketDefinition {
+  return defineSocket({
+    url: "/threads/:thread_id/events",
+    access: { thread: ({ params }) => params.thread_id },
+    params: ThreadPath,
+    query: EventsQuery,
+    credentialParameter: "token",
+    resource: ({ caller, params }) => options.threads.get(caller.organizationId, params.thread_id),
+    open: (socket, { resource: thread, query, request }) => {
       let subscription: { close(): void; poke(): void } | undefined;
       let closed = false;
       const allow = guard(socket, options.pingMs, eventsInbound, () => subscription?.poke());
@@ -67,8 +48,8 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
       });
       void options.events
         .subscribe(
-          access.threadId,
-          access.after,
+          thread.id,
+          query.after,
           (event) => {
             if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(event));
           },
@@ -84,5 +65,5 @@ export function registerEventsSocket(app: FastifyInstance, options: EventsSocket
           socket.close(1011, "internal error");
         });
     },
-  );
+  });
 }

@@ -1,8 +1,6 @@
 import { Type } from "@sinclair/typebox";
-import type { Authenticator } from "../domain/access/credentials.js";
 import { latestPageQuery, type HistoryService } from "../domain/history/history-service.js";
-import { threadScopeAllows } from "./thread-scope.js";
-import { defineRoute, type MemoryAnswer, type RouteDefinition } from "./route.js";
+import { defineRoute, type RouteDefinition } from "./route.js";
 import { Nullable, ThreadIdParams, withErrors } from "./schemas.js";
 
 const ContextMessage = Type.Object({
@@ -24,16 +22,13 @@ const Message = Type.Object({
 });
 const Pagination = Type.Object({ cursor: Nullable(Type.String()) });
 const jsonContentType = "application/json; charset=utf-8";
-const latestPageRoute = "/threads/:thread_id/messages";
-/** The route's URL without a query, for thread ids that need no percent-decoding (Parley's own ids). */
-const latestPageUrl = /^\/threads\/([\w-]{1,100})\/messages$/;
 const Cursor = Type.String({ maxLength: 512, description: "Opaque URL-safe Base64 cursor from a previous response" });
 
 export function messageRoutes(history: HistoryService): RouteDefinition[] {
   return [
     defineRoute({
       method: "GET",
-      url: latestPageRoute,
+      url: "/threads/:thread_id/messages",
       tags: ["messages"],
       summary: "A page of the thread's messages (keyset cursor pagination, chronological within the page)",
       access: { thread: ({ params }) => params.thread_id },
@@ -48,6 +43,9 @@ export function messageRoutes(history: HistoryService): RouteDefinition[] {
       // encoding per request). The page's objects hold exactly the schema's fields in its order, so JSON.stringify
       // writes what the schema's serializer would.
       raw: true,
+      // The latest page, when this instance holds both the caller's API key and the rendered page: no database read.
+      // Anything else (a query, a thread token, a key or page not in memory) comes to the handler, which fills the caches.
+      fromMemory: { contentType: jsonContentType, answer: ({ caller, params }) => history.rememberedLatestPage(caller.organizationId, params.thread_id) },
       handler: async ({ caller, params, query, reply }) =>
         reply.type(jsonContentType).send(await history.renderedPage(caller.organizationId, params.thread_id, query, (page) => Buffer.from(JSON.stringify(page)))),
     }),
@@ -83,20 +81,4 @@ export function messageRoutes(history: HistoryService): RouteDefinition[] {
       handler: async ({ caller, params, query }) => history.search(caller.organizationId, params.thread_id, query),
     }),
   ];
-}
-
-/**
- * The latest page of a thread, answered before the request is routed when this instance holds both the caller's API
- * key and the rendered page: what the route would answer, with no database read and none of the route's machinery.
- * Anything else (a query, a thread token, a key or page not in memory) goes through the route, which fills the caches.
- */
-export function latestPageFromMemory(history: HistoryService, authenticator: Authenticator): MemoryAnswer {
-  return (method, url, authorization) => {
-    if (method !== "GET" || authorization === undefined) return undefined;
-    const threadId = latestPageUrl.exec(url)?.[1];
-    if (threadId === undefined) return undefined;
-    const caller = authenticator.rememberedCaller(authorization);
-    const body = caller && threadScopeAllows(caller, threadId) ? history.rememberedLatestPage(caller.organizationId, threadId) : undefined;
-    return body ? { route: latestPageRoute, contentType: jsonContentType, body } : undefined;
-  };
 }

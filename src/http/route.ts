@@ -1,52 +1,26 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Caller } from "../domain/access/credentials.js";
+import type { Access, CallerFor, RequestParts, VendorSignatureAccess } from "./access.js";
 import type { ErrorBodyShape } from "./error-mapper.js";
 
-type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
+export type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
 
-/** The validated parts of a request, as a route's thread resolver reads them. */
-export interface RequestParts<P, Q, B> {
-  params: P;
-  query: Q;
-  body: B;
-}
-
-/**
- * Which thread a route touches, read from the validated request: an API key of the thread's organization or that
- * thread's own token may call it, and the server checks the token's scope before the handler runs.
- */
-export interface ThreadAccess<P = unknown, Q = unknown, B = unknown> {
-  thread: (request: RequestParts<P, Q, B>) => string;
-}
-
-/**
- * Who may call a route: nobody needs credentials (`public`), the operator (`admin`), an organization's API key
- * (`apiKey`), or an API key or the token of the thread that `{thread}` names in the request.
- */
-export type Access<P = unknown, Q = unknown, B = unknown> = "public" | "admin" | "apiKey" | ThreadAccess<P, Q, B>;
-
-/** How a route is guarded, as the route catalogue reports it. */
-export type AccessKind = "public" | "admin" | "apiKey" | "thread";
-
-export function accessKindOf(access: Access): AccessKind {
-  return typeof access === "object" ? "thread" : access;
-}
-
-declare module "fastify" {
-  /** Set by Parley on every route it serves, sockets included, for the route catalogue. */
-  interface FastifyContextConfig {
-    access?: AccessKind;
-  }
-}
-
-type CallerFor<A> = A extends "public" | "admin" ? undefined : Caller;
-
-export interface HandlerContext<A, P, Q, B> {
+/** What a resource loader reads: the checked caller and the validated request. */
+export interface LoaderContext<A, P, Q, B> extends RequestParts<P, Q, B> {
   caller: CallerFor<A>;
-  params: P;
-  query: Q;
-  body: B;
+}
+
+/**
+ * Loads what a handler touches, after the access check and scoped to the caller's organization (trigger.dev's
+ * `findResource`): the handler is given the loaded resource rather than an id from the request, so that no id can
+ * skip the scope. Refuses (404, 403) by throwing the domain's errors.
+ */
+export type ResourceLoader<A, P, Q, B, R> = (context: LoaderContext<A, P, Q, B>) => Promise<R>;
+
+export interface HandlerContext<A, P, Q, B, R = undefined> extends LoaderContext<A, P, Q, B> {
+  resource: R;
+  /** The vendor's signature of a webhook, for the vendor's service to verify with the call's key. */
+  signature: A extends VendorSignatureAccess ? string : undefined;
   request: FastifyRequest;
   reply: FastifyReply;
 }
@@ -57,6 +31,7 @@ export interface RouteDefinition<
   P extends TSchema | undefined = TSchema | undefined,
   Q extends TSchema | undefined = TSchema | undefined,
   B extends TSchema | undefined = TSchema | undefined,
+  R = unknown,
 > {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
@@ -75,7 +50,16 @@ export interface RouteDefinition<
   raw?: boolean;
   /** Left out of the OpenAPI document: a file for browsers (the widget), not an operation of the interface. */
   hidden?: boolean;
-  handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>>): Promise<unknown>;
+  /** A larger body than the server's limit, for a vendor whose webhooks carry whole transcripts. */
+  bodyLimit?: number;
+  resource?: ResourceLoader<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>, R>;
+  /**
+   * The route's answer from this instance's memory, given a remembered API key and path parameters that need no
+   * percent-decoding (no query): answered before the request is routed, with none of the route's machinery, and
+   * exactly as the route would answer it (a cache hit of the route's own). Undefined to let the route answer.
+   */
+  fromMemory?: { contentType: string; answer: (context: { caller: CallerFor<A>; params: StaticOr<P> }) => Buffer | undefined };
+  handler(context: HandlerContext<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>, R>): Promise<unknown>;
 }
 
 /** Keeps each route's literal types while letting a file export a plain array of them. */
@@ -84,16 +68,7 @@ export function defineRoute<
   Q extends TSchema | undefined = undefined,
   B extends TSchema | undefined = undefined,
   A extends Access<StaticOr<P>, StaticOr<Q>, StaticOr<B>> = Access<StaticOr<P>, StaticOr<Q>, StaticOr<B>>,
->(definition: RouteDefinition<A, P, Q, B>): RouteDefinition {
+  R = undefined,
+>(definition: RouteDefinition<A, P, Q, B, R>): RouteDefinition {
   return definition as unknown as RouteDefinition;
 }
-
-/**
- * Answers a request from this instance's memory, synchronously and before it is routed, or returns undefined to let
- * the routes handle it. Only for answers a route would give exactly alike (a cache hit of that route).
- */
-export type MemoryAnswer = (
-  method: string,
-  url: string,
-  authorization: string | undefined,
-) => { route: string; contentType: string; body: Buffer } | undefined;

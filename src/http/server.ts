@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMess
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
 import type { RateLimits } from "../domain/access/rate-limits.js";
+import { accessKindOf, enforceAccess, takesCaller, vendorSignatureOf, type AccessChecks, type AccessKind } from "./access.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
 import { containsNul } from "../domain/shared/storable-text.js";
 import { mapError, type ErrorBodyShape } from "./error-mapper.js";
@@ -16,8 +17,7 @@ import { openapiExtensions } from "./openapi-extensions.js";
 import type { HttpMetrics } from "./metrics.js";
 import { LazyRequestLogger } from "./request-logger.js";
 import type { RequestLines } from "./request-line.js";
-import { accessKindOf, type AccessKind, type MemoryAnswer, type RouteDefinition } from "./route.js";
-import { enforceThreadScope } from "./thread-scope.js";
+import type { RouteDefinition } from "./route.js";
 import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
 import { missingAuthorization } from "./validation/missing-authorization.js";
@@ -31,9 +31,8 @@ export interface ServerOptions {
   authenticator: Authenticator;
   rateLimits: RateLimits;
   metrics: HttpMetrics;
+  /** The routes; those that declare `fromMemory` are tried before a request is routed (not while rate limits are on: those need the route's check). */
   routes: RouteDefinition[];
-  /** Tried in order before a request is routed (not while rate limits are on: those need the route's check). */
-  memoryAnswers: MemoryAnswer[];
   /** How long a client may take to send a request's headers, and the whole request; how long an idle keep-alive connection stays open. */
   timeouts: { headersMs: number; requestMs: number; keepAliveMs: number };
 }
@@ -169,26 +168,23 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   };
 
   let closing = false;
-  const memoryAnswers = options.rateLimits.enabled ? [] : options.memoryAnswers;
-  /** Serves a request from memory when a memory answer has it; false to let Fastify route it. */
+  const fromMemory = memoryAnswers(options.rateLimits.enabled ? [] : options.routes, options.authenticator);
+  /** Serves a request from memory when a route's `fromMemory` has it; false to let Fastify route it. */
   function answerFromMemory(raw: IncomingMessage, response: ServerResponse): boolean {
-    if (closing || memoryAnswers.length === 0) return false;
+    if (closing || !fromMemory) return false;
     const started = performance.now();
-    for (const answer of memoryAnswers) {
-      const found = answer(raw.method ?? "", raw.url ?? "", raw.headers.authorization);
-      if (!found) continue;
-      const requestId = requestIdOf(raw.headers);
-      response.writeHead(200, {
-        "x-request-id": requestId,
-        "access-control-allow-origin": "*",
-        "content-type": found.contentType,
-        "content-length": found.body.length,
-      });
-      response.end(found.body);
-      finished(requestId, "GET", found.route, 200, performance.now() - started);
-      return true;
-    }
-    return false;
+    const found = fromMemory(raw.method ?? "", raw.url ?? "", raw.headers.authorization);
+    if (!found) return false;
+    const requestId = requestIdOf(raw.headers);
+    response.writeHead(200, {
+      "x-request-id": requestId,
+      "access-control-allow-origin": "*",
+      "content-type": found.contentType,
+      "content-length": found.body.length,
+    });
+    response.end(found.body);
+    finished(requestId, "GET", found.route, 200, performance.now() - started);
+    return true;
   }
   app.addHook("preClose", (done) => {
     closing = true;
@@ -262,21 +258,60 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   for (const definition of options.routes) {
     router.on(definition.method, definition.url, () => undefined);
-    registerRoute(app, definition, options.authenticator, options.rateLimits);
+    registerRoute(app, definition, options);
   }
   app.get("/openapi.json", { schema: { hide: true }, config: { access: "public" } }, async () => app.swagger());
   router.on("GET", "/openapi.json", () => undefined);
   return app;
 }
 
-function registerRoute(app: FastifyInstance, definition: RouteDefinition, authenticator: Authenticator, rateLimits: RateLimits): void {
+/**
+ * The answer of a route that declares `fromMemory`, found with the route's own URL pattern, parameter schema and
+ * access declaration, for a remembered API key: undefined for anything else (a query, a parameter that needs
+ * percent-decoding or fails its schema, a thread token, a key not in memory), which the route itself then answers.
+ */
+function memoryAnswers(
+  routes: RouteDefinition[],
+  authenticator: Authenticator,
+): ((method: string, url: string, authorization: string | undefined) => { route: string; contentType: string; body: Buffer } | undefined) | undefined {
+  const answering = routes.filter((definition) => definition.fromMemory !== undefined && takesCaller(definition.access));
+  if (answering.length === 0) return undefined;
+  const router = FindMyWay();
+  for (const definition of answering) router.on(definition.method, definition.url, () => undefined, definition);
+  return (method, url, authorization) => {
+    if (authorization === undefined || url.includes("?") || url.includes("%")) return undefined;
+    const found = router.find(method as (typeof methods)[number], url);
+    if (!found) return undefined;
+    const definition = found.store as RouteDefinition;
+    const params = definition.params ? validatePart(definition.params, { ...found.params }, "path") : undefined;
+    if (params && params.issues.length > 0) return undefined;
+    const caller = authenticator.rememberedCaller(authorization);
+    if (!caller || !definition.fromMemory) return undefined;
+    try {
+      enforceAccess(definition.access, caller, { params: params?.value, query: undefined, body: undefined });
+    } catch {
+      return undefined;
+    }
+    const body = definition.fromMemory.answer({ caller, params: params?.value });
+    return body ? { route: definition.url, contentType: definition.fromMemory.contentType, body } : undefined;
+  };
+}
+
+/**
+ * Registers a route declared with `defineRoute` on `app` (the server's own, or a plugin's with its own body parsers):
+ * its credentials checked, then its request validated, then the checks of its access declaration that need the
+ * validated request, then its resource loaded, then its handler run.
+ */
+export function registerRoute(app: FastifyInstance, definition: RouteDefinition, checks: AccessChecks): void {
+  const { authenticator, rateLimits } = checks;
   const access = definition.access;
-  const needsCaller = access !== "public" && access !== "admin";
+  const needsCaller = takesCaller(access);
   const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
   app.route({
     method: definition.method,
     url: definition.url,
     config: { access: accessKindOf(access) },
+    ...(definition.bodyLimit === undefined ? {} : { bodyLimit: definition.bodyLimit }),
     schema: {
       tags: definition.tags,
       summary: definition.summary,
@@ -299,22 +334,18 @@ function registerRoute(app: FastifyInstance, definition: RouteDefinition, authen
         else caller = await authenticator.caller(header, typeof access === "object");
         if (caller && rateLimits.enabled) await rateLimits.check(caller);
       }
+      const signature = typeof access === "object" && "vendorSignature" in access ? vendorSignatureOf(access.vendorSignature, request) : undefined;
       const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
       const query = definition.query ? validatePart(definition.query, request.query, "query") : undefined;
       const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
       for (const part of [params, query, body]) if (part) issues.push(...part.issues);
       if (issues.length > 0) throw new RequestValidationError(issues);
       if (containsNul(params?.value)) throw new UnstorableTextError();
-      if (caller && typeof access === "object") enforceThreadScope(caller, access.thread({ params: params?.value, query: query?.value, body: body?.value }));
+      const parts = { caller, params: params?.value, query: query?.value, body: body?.value };
+      enforceAccess(access, caller, parts);
+      const resource = definition.resource ? await definition.resource(parts as Parameters<NonNullable<RouteDefinition["resource"]>>[0]) : undefined;
       if (definition.errorShape) handlerErrorShapes.set(request, definition.errorShape);
-      const result = await definition.handler({
-        caller,
-        params: params?.value,
-        query: query?.value,
-        body: body?.value,
-        request,
-        reply,
-      } as Parameters<RouteDefinition["handler"]>[0]);
+      const result = await definition.handler({ ...parts, resource, signature, request, reply } as Parameters<RouteDefinition["handler"]>[0]);
       if (definition.raw) return reply;
       reply.code(successStatus);
       return successStatus === 204 ? reply.send() : result;

@@ -1,7 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../domain/access/credentials.js";
-import { ForbiddenError } from "../domain/shared/errors.js";
 import type { SimulationResult, SimulationService } from "../domain/simulations/service.js";
 import { DEFAULT_MAX_TURNS, MAX_TURNS_LIMIT } from "../domain/simulations/simulation.js";
 import { ChatStream, wantsEventStream } from "./chat-stream.js";
@@ -97,15 +96,14 @@ interface SimulateChatBody {
   simulate: Static<typeof SimulateBody>;
 }
 
-/**
- * POST /chat with `simulate`: a whole simulated conversation, answered like a chat (streamed turn by turn, each token
- * line naming its turn). Simulations create threads and runs of the organization, so they need its API key.
- */
+/** Simulations create threads and runs of the organization, so they need its API key (`apiKeyOnly` of POST /chat's access). */
+export const simulationNeedsApiKey = "Simulations need the organization's API key, not a thread token";
+
+/** POST /chat with `simulate`: a whole simulated conversation, answered like a chat (streamed turn by turn, each token line naming its turn). */
 export async function simulateChat(
   simulations: SimulationService,
   { caller, body, request, reply }: { caller: Caller; body: SimulateChatBody; request: FastifyRequest; reply: FastifyReply },
 ): Promise<FastifyReply> {
-  if (caller.kind !== "apiKey") throw new ForbiddenError("Simulations need the organization's API key, not a thread token");
   const { simulate } = body;
   const run = (onToken?: (token: string, turn: number) => void) =>
     simulations.run({

@@ -1,8 +1,10 @@
 import fastifyWebsocket from "@fastify/websocket";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import type { WebSocket } from "ws";
-import { registerCallSocket, type CallSocketOptions } from "./call-socket-routes.js";
-import { registerEventsSocket, type EventsSocketOptions } from "./events-routes.js";
+import type { AccessChecks } from "./access.js";
+import { callSocket, type CallSocketOptions } from "./call-socket-routes.js";
+import { eventsSocket, type EventsSocketOptions } from "./events-routes.js";
+import { registerSocket } from "./socket.js";
 import { closeOversizeWith1008, maxFrameBytes, onSocketError } from "./socket-support.js";
 import { telephonyRoutes, type TelephonyRoutesOptions } from "./telephony-routes.js";
 
@@ -17,13 +19,12 @@ export interface SocketRoutesOptions extends EventsSocketOptions, CallSocketOpti
  * one, every upgrade was routed twice, and the second found the socket taken ("websocket upgrade failed: ServerResponse
  * has an already assigned socket", logged at warn on every upgrade; issue 21).
  */
-export function socketRoutes(options: SocketRoutesOptions): FastifyPluginAsync {
+export function socketRoutes(checks: AccessChecks, options: SocketRoutesOptions): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
     await app.register(fastifyWebsocket, { options: { maxPayload: maxFrameBytes }, errorHandler: onSocketError });
     // Before the socket reads a byte: a frame over the limit is refused as its header arrives, authenticated or not.
     app.websocketServer.on("connection", (socket: WebSocket) => closeOversizeWith1008(socket));
-    registerEventsSocket(app, options);
-    registerCallSocket(app, options);
-    await app.register(telephonyRoutes(options.telephony));
+    for (const socket of [eventsSocket(options), callSocket(options)]) registerSocket(app, socket, checks);
+    await app.register(telephonyRoutes(checks, options.telephony));
   };
 }

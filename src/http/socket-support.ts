@@ -1,21 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import { NotFoundError, RequestValidationError } from "../domain/shared/errors.js";
-import { validatePart } from "./validation/validator.js";
+import { NotFoundError } from "../domain/shared/errors.js";
 
 /** The largest frame any Parley socket accepts; `ws` refuses a larger one before it is buffered. */
 export const maxFrameBytes = 64 * 1024;
 const windowMs = 10_000;
-
-type Schema = Parameters<typeof validatePart>[0];
-
-/** The path's and the query's parameters, their issues reported together as FastAPI does; the query's value. */
-export function validatedPathAndQuery<T>(path: [Schema, unknown], query: [Schema, unknown]): T {
-  const params = validatePart(path[0], path[1], "path");
-  const { value, issues } = validatePart(query[0], query[1], "query");
-  if (params.issues.length + issues.length > 0) throw new RequestValidationError([...params.issues, ...issues]);
-  return value as T;
-}
 
 /** A plain HTTP request matches no WebSocket route, as in Starlette: 404 before any credential is looked at. */
 export function rejectPlainHttp(request: FastifyRequest): void {

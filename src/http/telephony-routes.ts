@@ -1,11 +1,16 @@
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
-import type { RawData, WebSocket } from "ws";
+import type { RawData } from "ws";
 import type { RetellCalls } from "../domain/calls/retell-calls.js";
 import type { TwilioCalls } from "../domain/calls/twilio-calls.js";
 import type { LiveSockets } from "../providers/voice/live-sockets.js";
 import { RetellLlmSession } from "../providers/voice/retell/retell-llm-session.js";
 import { TwilioMediaSession } from "../providers/voice/twilio/twilio-media-session.js";
-import { bytesOf, rejectPlainHttp } from "./socket-support.js";
+import type { AccessChecks } from "./access.js";
+import { defineRoute } from "./route.js";
+import { registerRoute } from "./server.js";
+import { defineSocket, registerSocket } from "./socket.js";
+import { bytesOf } from "./socket-support.js";
 
 export interface TelephonyRoutesOptions {
   retell: RetellCalls;
@@ -25,18 +30,8 @@ function textOf(data: RawData): string {
   return bytesOf(data).toString();
 }
 
-/** A plain HTTP request matches no WebSocket route: 404 in the usual shape, as for the other sockets. */
-async function socketsOnly(request: FastifyRequest): Promise<void> {
-  rejectPlainHttp(request);
-}
-
-/** Each is authenticated by the vendor's own means (below), not by a Parley credential: public to the route catalogue. */
-const vendorAccess = { access: "public" } as const;
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return typeof value === "string" ? value : undefined;
-}
+const rawBody = (request: FastifyRequest) => (typeof request.body === "string" ? request.body : "");
+const webhook = { tags: ["voice"], hidden: true, responses: { 204: Type.Null() } };
 
 /**
  * What telephony vendors call: Retell's webhook and Custom LLM socket, Twilio's status callback and media stream.
@@ -45,69 +40,105 @@ function header(request: FastifyRequest, name: string): string | undefined {
  * in this plugin, since a signature covers the bytes as sent. The sockets are served by the WebSocket plugin of
  * `socket-routes.ts`, which registers this one: their frames have the limit of every Parley socket.
  */
-export function telephonyRoutes(options: TelephonyRoutesOptions): FastifyPluginAsync {
+export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOptions): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser("*", { parseAs: "string" }, async (_request: FastifyRequest, body: string | Buffer) => body.toString());
 
-    app.post("/voice/retell/webhook", { schema: { hide: true }, bodyLimit: maxWebhookBytes, config: vendorAccess }, async (request, reply) => {
-      await options.retell.webhook(typeof request.body === "string" ? request.body : "", header(request, "x-retell-signature"));
-      return reply.code(204).send();
-    });
+    registerRoute(
+      app,
+      defineRoute({
+        ...webhook,
+        method: "POST",
+        url: "/voice/retell/webhook",
+        summary: "Retell's call webhooks",
+        access: { vendorSignature: "retell" },
+        bodyLimit: maxWebhookBytes,
+        handler: async ({ request, signature }) => options.retell.webhook(rawBody(request), signature),
+      }),
+      checks,
+    );
 
-    app.post<{ Params: { call_id: string } }>("/voice/twilio/status/:call_id", { schema: { hide: true }, config: vendorAccess }, async (request, reply) => {
-      const body = typeof request.body === "string" ? request.body : "";
-      const params = Object.fromEntries(new URLSearchParams(body));
-      const url = `${options.publicBaseUrl ?? ""}${request.url}`;
-      await options.twilio.status(request.params.call_id, params, header(request, "x-twilio-signature"), url);
-      return reply.code(204).send();
-    });
+    registerRoute(
+      app,
+      defineRoute({
+        ...webhook,
+        method: "POST",
+        url: "/voice/twilio/status/:call_id",
+        summary: "Twilio's status callbacks",
+        access: { vendorSignature: "twilio" },
+        params: Type.Object({ call_id: Type.String() }),
+        handler: async ({ params, request, signature }) => {
+          const form = Object.fromEntries(new URLSearchParams(rawBody(request)));
+          await options.twilio.status(params.call_id, form, signature, `${options.publicBaseUrl ?? ""}${request.url}`);
+        },
+      }),
+      checks,
+    );
 
-    app.get<{ Params: { retell_call_id: string } }>("/voice/retell/llm/:retell_call_id", { websocket: true, config: vendorAccess, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
-      const pending: string[] = [];
-      let session: RetellLlmSession | undefined;
-      let release: (() => void) | undefined;
-      let closed = false;
-      socket.on("message", (data: RawData, isBinary: boolean) => {
-        if (isBinary) return;
-        if (session) session.receive(textOf(data));
-        else if (pending.length < maxPendingFrames) pending.push(textOf(data));
-        else socket.close(1008, "too many frames before the call was found");
-      });
-      socket.on("close", () => {
-        closed = true;
-        session?.socketClosed();
-        release?.();
-      });
-      void options.retell
-        .llmCall(request.params.retell_call_id)
-        .then((call) => {
-          if (closed) return;
-          if (!call) return socket.close(4404, "unknown call");
-          session = new RetellLlmSession(call, { send: (text) => socket.readyState === socket.OPEN && socket.send(text), close: (code, reason) => socket.close(code, reason) });
-          release = options.retellSockets.add(call.callId, session);
-          session.start();
-          for (const text of pending.splice(0)) session.receive(text);
-        })
-        .catch((error: unknown) => {
-          request.log.error({ err: error }, "opening a Retell LLM socket failed");
-          socket.close(1011, "internal error");
-        });
-    });
+    registerSocket(
+      app,
+      defineSocket({
+        url: "/voice/retell/llm/:retell_call_id",
+        access: { vendorStream: "retell" },
+        params: Type.Object({ retell_call_id: Type.String() }),
+        open: (socket, { params, request }) => {
+          const pending: string[] = [];
+          let session: RetellLlmSession | undefined;
+          let release: (() => void) | undefined;
+          let closed = false;
+          socket.on("message", (data: RawData, isBinary: boolean) => {
+            if (isBinary) return;
+            if (session) session.receive(textOf(data));
+            else if (pending.length < maxPendingFrames) pending.push(textOf(data));
+            else socket.close(1008, "too many frames before the call was found");
+          });
+          socket.on("close", () => {
+            closed = true;
+            session?.socketClosed();
+            release?.();
+          });
+          void options.retell
+            .llmCall(params.retell_call_id)
+            .then((call) => {
+              if (closed) return;
+              if (!call) return socket.close(4404, "unknown call");
+              session = new RetellLlmSession(call, { send: (text) => socket.readyState === socket.OPEN && socket.send(text), close: (code, reason) => socket.close(code, reason) });
+              release = options.retellSockets.add(call.callId, session);
+              session.start();
+              for (const text of pending.splice(0)) session.receive(text);
+            })
+            .catch((error: unknown) => {
+              request.log.error({ err: error }, "opening a Retell LLM socket failed");
+              socket.close(1011, "internal error");
+            });
+        },
+      }),
+      checks,
+    );
 
-    app.get<{ Params: { call_id: string } }>("/voice/twilio/media/:call_id", { websocket: true, config: vendorAccess, logLevel: "warn", preValidation: socketsOnly }, (socket: WebSocket, request) => {
-      const session = new TwilioMediaSession(request.params.call_id, options.twilio.mediaPort(), {
-        send: (text) => socket.readyState === socket.OPEN && socket.send(text),
-        close: (code, reason) => socket.close(code, reason),
-      });
-      const release = options.twilioStreams.add(request.params.call_id, session);
-      socket.on("message", (data: RawData, isBinary: boolean) => {
-        if (!isBinary) session.receive(textOf(data));
-      });
-      socket.on("close", () => {
-        release();
-        session.socketClosed();
-      });
-    });
+    registerSocket(
+      app,
+      defineSocket({
+        url: "/voice/twilio/media/:call_id",
+        access: { vendorStream: "twilio" },
+        params: Type.Object({ call_id: Type.String() }),
+        open: (socket, { params }) => {
+          const session = new TwilioMediaSession(params.call_id, options.twilio.mediaPort(), {
+            send: (text) => socket.readyState === socket.OPEN && socket.send(text),
+            close: (code, reason) => socket.close(code, reason),
+          });
+          const release = options.twilioStreams.add(params.call_id, session);
+          socket.on("message", (data: RawData, isBinary: boolean) => {
+            if (!isBinary) session.receive(textOf(data));
+          });
+          socket.on("close", () => {
+            release();
+            session.socketClosed();
+          });
+        },
+      }),
+      checks,
+    );
   };
 }

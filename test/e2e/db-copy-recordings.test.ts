@@ -9,9 +9,9 @@ import pino from "pino";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createPostgresDatabase, openedDatabases } from "../support/databases.js";
-import { adminKey, testSecrets } from "../support/harness.js";
+import { adminKey, injector, testSecrets } from "../support/harness.js";
 import { startObjectStore, type ObjectStore } from "../support/object-store.js";
-import { injector, processed, testVoiceSettings, voiceConfig, waitForCall } from "../voice-calls/support.js";
+import { processed, testVoiceSettings, voiceConfig, waitForCall } from "../voice-calls/support.js";
 
 const run = promisify(execFile);
 

@@ -16,8 +16,8 @@ import { openPglite } from "../../src/store/pglite-db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
 import { createPostgresDatabase, openedDatabases } from "../support/databases.js";
 import { knowledgeConfig } from "../support/fixtures.js";
-import { adminKey, testSecrets } from "../support/harness.js";
-import { injector, listen, processed, testVoiceSettings, TestSocket, voiceConfig, waitForCall } from "../voice-calls/support.js";
+import { adminKey, injector, testSecrets } from "../support/harness.js";
+import { listen, processed, testVoiceSettings, TestSocket, voiceConfig, waitForCall } from "../voice-calls/support.js";
 
 const run = promisify(execFile);
 

@@ -148,7 +148,5 @@ forEachDatabase(
       );
     });
   },
-  // The server's defaults: calls carry real audio, as a reader's `npm start` does.
-  { SPEECH_MODE: "audio" },
-  "pglite",
+  { env: { SPEECH_MODE: "audio" }, only: "pglite" },
 );

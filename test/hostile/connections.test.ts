@@ -177,5 +177,5 @@ forEachDatabase(
       assert.deepEqual(statusAndBody(trickled.received), { status: 408, body: '{"detail":"Request Timeout"}' });
     });
   },
-  { HTTP_HEADERS_TIMEOUT_MS: "700", HTTP_REQUEST_TIMEOUT_MS: "900", HTTP_KEEP_ALIVE_TIMEOUT_MS: "800" },
+  { env: { HTTP_HEADERS_TIMEOUT_MS: "700", HTTP_REQUEST_TIMEOUT_MS: "900", HTTP_KEEP_ALIVE_TIMEOUT_MS: "800" } },
 );

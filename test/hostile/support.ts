@@ -246,10 +246,16 @@ export function urlOf(endpoint: Endpoint, ids: Record<string, string>, query: [s
   return search === "" ? path : `${path}?${search}`;
 }
 
+/**
+ * Whether an endpoint takes a Parley credential in Authorization (the admin key, an API key, a thread token), rather
+ * than none or one of its own: a signed link, a web call's join token, a vendor's signature or stream.
+ */
+export const takesCredential = (endpoint: Endpoint) => endpoint.access === "admin" || endpoint.access === "apiKey" || endpoint.access === "thread";
+
 /** The credential a caller of the endpoint normally sends. */
 export function credentialFor(endpoint: Endpoint, world: World): Record<string, string> {
   if (endpoint.access === "admin") return { authorization: `Bearer ${adminKey}` };
-  if (endpoint.access === "public") return {};
+  if (!takesCredential(endpoint)) return {};
   return { authorization: world.apiKey };
 }
 

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { before, test } from "node:test";
 import type { InjectOptions } from "fastify";
 import { forEachDatabase, testSecrets } from "../support/harness.js";
-import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, unchanged, unsampledRoutes, validRequest, type Endpoint, type World } from "./support.js";
+import { assertDocumented, buildWorld, endpoint, endpoints, nameOf, send, takesCredential, unchanged, unsampledRoutes, validRequest, type Endpoint, type World } from "./support.js";
 
 // Extends test/http/threads.test.ts (GET /threads/{id} only) to every endpoint, and to more kinds of forgery.
 
@@ -89,6 +89,15 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
     ]);
   });
 
+  test("every endpoint without a Parley credential declares what guards it instead, and only the service's own files and probes are open to anyone", () => {
+    const guards = (access: Endpoint["access"]) => endpoints.filter((endpoint) => endpoint.access === access).map(nameOf).sort();
+    assert.deepEqual(guards("public"), ["GET /healthz", "GET /metrics", "GET /openapi.json", "GET /readyz", "GET /widget.js"]);
+    assert.deepEqual(guards("signedUrl"), ["GET /recordings/:file"]);
+    assert.deepEqual(guards("joinToken"), ["GET /calls/:call_id/ws"]);
+    assert.deepEqual(guards("vendorSignature"), ["POST /voice/retell/webhook", "POST /voice/twilio/status/:call_id"]);
+    assert.deepEqual(guards("vendorStream"), ["GET /voice/retell/llm/:retell_call_id", "GET /voice/twilio/media/:call_id"]);
+  });
+
   test("a thread token is 403 on every organization-level endpoint and 401 on the admin interface, changing nothing", async () => {
     await unchanged(h(), world.organizationId, async () => {
       for (const endpoint of organizationEndpoints()) {
@@ -122,7 +131,7 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
 
   test("forged, expired, unsigned and mis-scoped tokens are 401 with WWW-Authenticate on every endpoint that takes a credential", async () => {
     const forged = forgeries(world);
-    const guarded = endpoints.filter((endpoint) => endpoint.access !== "public");
+    const guarded = endpoints.filter(takesCredential);
     await unchanged(h(), world.organizationId, async () => {
       for (const endpoint of guarded) {
         for (const [name, token] of forged) {

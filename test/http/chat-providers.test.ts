@@ -192,5 +192,5 @@ forEachDatabase(
       assert.equal((await chat(apiKey, { thread_id: threadId, message: "again", streaming: true })).status, 200, "no lock is left behind");
     });
   },
-  { PROVIDER_TIMEOUT_MS: "1000" },
+  { env: { PROVIDER_TIMEOUT_MS: "1000" } },
 );

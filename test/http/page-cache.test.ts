@@ -184,8 +184,7 @@ function declareSuite(title: string, overrides: Record<string, string>): void {
         const other = await h().request({ method: "GET", url: `/threads/${uuidv7()}/messages`, headers: { authorization: apiKey } });
         assert.deepEqual([other.status, other.json()], [404, { detail: "Thread not found" }]);
       });
-    },
-    overrides,
+    }, { env: overrides },
   );
 }
 

@@ -59,5 +59,5 @@ for (const backend of ["database or process", "redis"] as const) {
         await second.close();
       }
     });
-  }, { ...limits, ...extra });
+  }, { env: { ...limits, ...extra } });
 }

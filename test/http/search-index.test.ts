@@ -119,7 +119,7 @@ forEachDatabase(
       assert.equal((await searchAll(h(), apiKey, threadId, "ibex")).length, 5);
     });
   },
-  { SEARCH_INDEX_INTERVAL_MS: "60000" },
+  { env: { SEARCH_INDEX_INTERVAL_MS: "60000" } },
 );
 
 async function gauge(h: Harness, name: string): Promise<number> {

@@ -301,7 +301,7 @@ forEachDatabase(
       assert.equal(receiver.requests.length, 0);
     });
   },
-  { TOOLS_ALLOW_PRIVATE_NETWORKS: "false" },
+  { env: { TOOLS_ALLOW_PRIVATE_NETWORKS: "false" } },
 );
 
 forEachDatabase("agent.tools in the project configuration", (h) => {

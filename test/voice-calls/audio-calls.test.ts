@@ -3,7 +3,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { test } from "node:test";
 import { decodeWav } from "../../src/providers/speech/audio.js";
 import { wordsOf } from "../support/speech-audio.js";
-import { accountId, audioVoiceSettings, forEachVoiceDatabase, sleep, voiceConfig, waitForCall, type CallDetail } from "./support.js";
+import { accountId, audioVoiceSettings, sleep, voiceConfig, voiceSuite, waitForCall, type CallDetail } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
 const audioConfig = {
   ...voiceConfig,
@@ -14,7 +15,7 @@ const audioConfig = {
 };
 
 /** Real audio is slow to run twice; PGlite exercises the same code as PostgreSQL for everything the pipeline adds. */
-forEachVoiceDatabase(
+forEachDatabase(
   "phone calls with real audio through the speech pipeline",
   (h) => {
     test("the simulated callee is heard by the recognizer, the agent's answer is spoken, and the ended call has its recording", async () => {
@@ -103,6 +104,5 @@ forEachVoiceDatabase(
       await sleep(0);
     });
   },
-  "pglite",
-  audioVoiceSettings,
+  voiceSuite({ voice: audioVoiceSettings, only: "pglite" }),
 );

@@ -3,9 +3,10 @@ import { before, test } from "node:test";
 import pino from "pino";
 import { EventsService } from "../../src/domain/events/events-service.js";
 import { EventsStore } from "../../src/store/events-store.js";
-import { forEachVoiceDatabase, listen, TestSocket } from "./support.js";
+import { listen, TestSocket, voiceSuite } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
-forEachVoiceDatabase("the thread events WebSocket", (h) => {
+forEachDatabase("the thread events WebSocket", (h) => {
   let base = "";
   before(async () => {
     base = await listen(h().app);
@@ -159,4 +160,4 @@ forEachVoiceDatabase("the thread events WebSocket", (h) => {
     const after = await db.query<{ seq: number }>("SELECT seq FROM thread_events WHERE thread_id = $1 ORDER BY seq", [threadId]);
     assert.deepEqual(after.map((row) => row.seq), [3, 4, 5, 6]);
   });
-});
+}, voiceSuite());

@@ -6,9 +6,9 @@ import pino from "pino";
 import { createApp, type App } from "../../src/app.js";
 import { EventsService } from "../../src/domain/events/events-service.js";
 import { EventsStore } from "../../src/store/events-store.js";
-import { testConfig } from "../support/harness.js";
+import { forEachDatabase, testConfig } from "../support/harness.js";
 import { errorLevel, LogLines, warnLevel } from "../support/log-lines.js";
-import { forEachVoiceDatabase, listen, testVoiceSettings, TestSocket, waitForCall } from "./support.js";
+import { listen, testVoiceSettings, TestSocket, voiceSuite, waitForCall } from "./support.js";
 
 /**
  * Opens a WebSocket by hand and writes, in the same packet as the upgrade request, a masked text frame of `bytes`
@@ -64,7 +64,7 @@ function closeCodeAfterFrame(base: string, path: string, bytes: number, headers:
   });
 }
 
-forEachVoiceDatabase("hostile frames and parameters on the WebSockets", (h) => {
+forEachDatabase("hostile frames and parameters on the WebSockets", (h) => {
   let base = "";
   let logged: LogLines;
   let app: App;
@@ -208,4 +208,4 @@ forEachVoiceDatabase("hostile frames and parameters on the WebSockets", (h) => {
     await assert.rejects(TestSocket.open(`${base}/threads/${threadId}/events`), { status: 422 });
     assert.deepEqual(logged.since(before, warnLevel), []);
   });
-});
+}, voiceSuite());

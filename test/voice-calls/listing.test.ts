@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { forEachVoiceDatabase, voiceConfig, waitForCall, type CallDetail, type VoiceHarness } from "./support.js";
+import { voiceConfig, voiceSuite, waitForCall, type CallDetail } from "./support.js";
+import { forEachDatabase, type Harness } from "../support/harness.js";
 
 interface Page {
   calls: CallDetail[];
   pagination: { cursor: string | null };
 }
 
-async function list(h: VoiceHarness, apiKey: string, query: string) {
+async function list(h: Harness, apiKey: string, query: string) {
   return h.request({ method: "GET", url: `/calls${query}`, headers: { authorization: apiKey } });
 }
 
-forEachVoiceDatabase("listing and reading calls", (h) => {
+forEachDatabase("listing and reading calls", (h) => {
   async function scheduled(apiKey: string, projectId: string, threadId: string) {
     const response = await h().request({
       method: "POST",
@@ -109,4 +110,4 @@ forEachVoiceDatabase("listing and reading calls", (h) => {
     assert.equal(live.end_timestamp, null);
     await h().request({ method: "DELETE", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey } });
   });
-});
+}, voiceSuite());

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { decodeWav } from "../../src/providers/speech/audio.js";
-import { forEachVoiceDatabase, processed, voiceConfig, waitForCall, type CallDetail } from "./support.js";
+import { processed, voiceConfig, voiceSuite, waitForCall, type CallDetail } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
 interface Message {
   message_id: string;
@@ -12,7 +13,7 @@ interface Message {
   conversation_end_time: string | null;
 }
 
-forEachVoiceDatabase("phone calls on the simulated provider", (h) => {
+forEachDatabase("phone calls on the simulated provider", (h) => {
   async function call(apiKey: string, threadId: string, payload: Record<string, unknown>) {
     return h().request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload });
   }
@@ -199,4 +200,4 @@ forEachVoiceDatabase("phone calls on the simulated provider", (h) => {
     const messages = (await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } })).json<{ messages: Message[] }>();
     assert.ok(messages.messages.every((m) => m.conversation_end_time !== null));
   });
-});
+}, voiceSuite());

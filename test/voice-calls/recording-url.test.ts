@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { publicBaseOf } from "../../src/http/public-base.js";
-import { forEachVoiceDatabase, voiceConfig, waitForCall } from "./support.js";
+import { voiceConfig, voiceSuite, waitForCall } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
-forEachVoiceDatabase("recording URLs", (h) => {
+forEachDatabase("recording URLs", (h) => {
   test("a recording URL never takes its host from a Host header that is not a host[:port]", { timeout: 90_000 }, async () => {
     const shortCall = { ...voiceConfig, voice: { ...voiceConfig.voice, simulated: { script: ["Bye."], ring_ms: 10, turn_ms: 10 } } };
     const { apiKey, projectId } = await h().organization(shortCall);
@@ -25,7 +26,7 @@ forEachVoiceDatabase("recording URLs", (h) => {
     assert.match(await urlWith({ host: "[::1]:8000" }), /^http:\/\/\[::1\]:8000\/recordings\//);
     assert.match(await urlWith({ host: "parley.example", "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" }), /^http:\/\/parley\.example\/recordings\//, "proxy headers are not trusted by default");
   });
-});
+}, voiceSuite());
 
 describe("the public base of links", () => {
   const request = (headers: Record<string, string>, protocol = "http") => ({ headers, protocol });

@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { forEachVoiceDatabase, injector, sleep, waitForCall, type VoiceHarness } from "./support.js";
+import { sleep, voiceSuite, waitForCall } from "./support.js";
+import { forEachDatabase, injector, type Harness } from "../support/harness.js";
 
 /** Messages the call left in the thread's history: one run of the three-line script leaves five. */
-async function callMessages(h: VoiceHarness, apiKey: string, threadId: string, callId: string): Promise<number> {
+async function callMessages(h: Harness, apiKey: string, threadId: string, callId: string): Promise<number> {
   const page = await h.request({ method: "GET", url: `/threads/${threadId}/messages?limit=100`, headers: { authorization: apiKey } });
   return page.json<{ messages: { extras: Record<string, unknown> }[] }>().messages.filter((m) => m.extras.call_id === callId).length;
 }
 
-async function schedule(h: VoiceHarness, apiKey: string, projectId: string, threadId: string, inMs: number) {
+async function schedule(h: Harness, apiKey: string, projectId: string, threadId: string, inMs: number) {
   const scheduledFor = new Date(Date.now() + inMs);
   const response = await h.request({
     method: "POST",
@@ -20,7 +21,7 @@ async function schedule(h: VoiceHarness, apiKey: string, projectId: string, thre
   return { id: response.json<{ id: string; status: string }>().id, status: response.json<{ status: string }>().status, scheduledFor };
 }
 
-forEachVoiceDatabase("scheduled phone calls", (h) => {
+forEachDatabase("scheduled phone calls", (h) => {
   test("a scheduled call waits as scheduled, then runs once at its time", async () => {
     const { apiKey, projectId } = await h().organization();
     const threadId = await h().thread(apiKey);
@@ -57,9 +58,9 @@ forEachVoiceDatabase("scheduled phone calls", (h) => {
     await sleep(1200);
     assert.equal(await callMessages(h(), apiKey, threadId, callId), 5);
   });
-});
+}, voiceSuite());
 
-forEachVoiceDatabase(
+forEachDatabase(
   "scheduled phone calls on several instances",
   (h) => {
     test("two instances on one PostgreSQL start each scheduled call exactly once", async () => {
@@ -79,5 +80,5 @@ forEachVoiceDatabase(
       assert.equal(rows[0]!.started, 6);
     });
   },
-  "postgres",
+  voiceSuite({ only: "postgres" }),
 );

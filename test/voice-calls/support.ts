@@ -1,15 +1,10 @@
 import type { CallSummaryView } from "../../src/domain/calls/call-views.js";
-import { after, before, describe } from "node:test";
-import type { InjectOptions } from "fastify";
-import pino from "pino";
 import WebSocket from "ws";
-import { createApp, type App } from "../../src/app.js";
+import type { App } from "../../src/app.js";
 import type { VoiceSettings } from "../../src/domain/calls/voice-settings.js";
-import type { Db } from "../../src/domain/shared/database.js";
-import { openPostgres } from "../../src/store/postgres-db.js";
-import { openedDatabases, type TestDatabase } from "../support/databases.js";
+import type { TestDatabase } from "../support/databases.js";
 import { acmeAgent } from "../support/fixtures.js";
-import { adminKey, testConfig, type TestResponse } from "../support/harness.js";
+import type { Harness, HarnessOptions } from "../support/harness.js";
 import { pollUntil } from "../support/polling.js";
 
 export const accountId = "6f1f6c43-3b8f-4d9e-9a57-2f0c4f1b7a01";
@@ -31,88 +26,9 @@ export const testVoiceSettings: Partial<VoiceSettings> = { webCallJoinTimeoutMs:
 /** The settings of suites that run calls with real audio through the speech pipeline. */
 export const audioVoiceSettings: Partial<VoiceSettings> = { ...testVoiceSettings, webCallJoinTimeoutMs: 10_000, speechMode: "audio" };
 
-export interface VoiceHarness {
-  database: TestDatabase;
-  app: App;
-  request(options: InjectOptions): Promise<TestResponse>;
-  /**
-   * Another app on the same database: a second instance, or the same service after a restart. With `ownPool` (on
-   * PostgreSQL) it opens its own connections, as a separate process would.
-   */
-  startApp(options?: { ownPool: boolean }): Promise<App>;
-  organization(projectConfig?: unknown, projectName?: string): Promise<{ organizationId: string; apiKey: string; projectId: string }>;
-  thread(apiKey: string): Promise<string>;
-  threadToken(apiKey: string, threadId: string): Promise<string>;
-}
-
-export function injector(app: App): (options: InjectOptions) => Promise<TestResponse> {
-  return async (options) => {
-    const response = await app.server.inject(options);
-    return { status: response.statusCode, headers: response.headers, body: response.body, json: <T>() => JSON.parse(response.body) as T };
-  };
-}
-
-async function openApp(database: TestDatabase, db: Db = database.db, voice: Partial<VoiceSettings> = testVoiceSettings): Promise<App> {
-  const app = await createApp(testConfig(database), { db, logger: pino({ level: "silent" }), voice });
-  await app.server.ready();
-  return app;
-}
-
-/** Like the shared harness's `forEachDatabase`, with the voice timings above and a way to start more apps. */
-export function forEachVoiceDatabase(
-  title: string,
-  body: (harness: () => VoiceHarness) => void,
-  only?: TestDatabase["name"],
-  voice: Partial<VoiceSettings> = testVoiceSettings,
-): void {
-  for (const database of openedDatabases().filter((candidate) => only === undefined || candidate.name === only)) {
-    describe(`${title} [${database.name}]`, () => {
-      let harness: VoiceHarness | undefined;
-      const extra: App[] = [];
-      const pools: Db[] = [];
-      before(async () => {
-        const app = await openApp(database, database.db, voice);
-        const request = injector(app);
-        const admin = (method: InjectOptions["method"], url: string, payload?: unknown) =>
-          request({ method, url, headers: { authorization: `Bearer ${adminKey}` }, ...(payload === undefined ? {} : { payload: payload as InjectOptions["payload"] }) });
-        harness = {
-          database,
-          app,
-          request,
-          async startApp(options) {
-            const pool = options?.ownPool && database.url ? openPostgres(database.url, 10) : undefined;
-            if (pool) pools.push(pool);
-            const started = await openApp(database, pool, voice);
-            extra.push(started);
-            return started;
-          },
-          async organization(projectConfig = voiceConfig, projectName = "support") {
-            const org = (await admin("POST", "/admin/organizations", { name: "Voice org" })).json<{ id: string; api_key: string }>();
-            const project = await admin("POST", `/admin/organizations/${org.id}/projects`, { name: projectName, config: projectConfig });
-            if (project.status !== 201) throw new Error(`project creation failed: ${project.body}`);
-            return { organizationId: org.id, apiKey: org.api_key, projectId: project.json<{ id: string }>().id };
-          },
-          async thread(apiKey) {
-            const response = await request({ method: "POST", url: "/threads", headers: { authorization: apiKey }, payload: {} });
-            if (response.status !== 200) throw new Error(`thread creation failed: ${response.body}`);
-            return response.json<{ thread_id: string }>().thread_id;
-          },
-          async threadToken(apiKey, threadId) {
-            return (await request({ method: "POST", url: `/threads/${threadId}/token`, headers: { authorization: apiKey } })).json<{ access_token: string }>().access_token;
-          },
-        };
-      });
-      after(async () => {
-        for (const app of extra) await app.close().catch(() => undefined);
-        for (const pool of pools) await pool.close();
-        await harness?.app.close();
-      });
-      body(() => {
-        if (!harness) throw new Error("harness not ready");
-        return harness;
-      });
-    });
-  }
+/** The harness options of the call suites: short timings, and a project with the voice configuration above. */
+export function voiceSuite(options: { voice?: Partial<VoiceSettings>; only?: TestDatabase["name"] } = {}): HarnessOptions {
+  return { voice: options.voice ?? testVoiceSettings, projectConfig: voiceConfig, ...(options.only ? { only: options.only } : {}) };
 }
 
 /** The call detail as the interface returns it, with the parts the tests read typed. */
@@ -127,7 +43,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Polls the call until `done` holds (or fails after `timeoutMs`). */
 export async function waitForCall(
-  request: VoiceHarness["request"],
+  request: Harness["request"],
   apiKey: string,
   callId: string,
   done: (call: CallDetail) => boolean,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { accountId, forEachVoiceDatabase, secondAccountId, voiceConfig } from "./support.js";
+import { accountId, secondAccountId, voiceConfig, voiceSuite } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
 interface Issue {
   type: string;
@@ -21,7 +22,7 @@ const twoNumbers = {
   },
 };
 
-forEachVoiceDatabase("request validation of calls", (h) => {
+forEachDatabase("request validation of calls", (h) => {
   async function phoneCall(apiKey: string, threadId: string, payload: unknown) {
     return h().request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload: payload as Record<string, unknown> });
   }
@@ -171,4 +172,4 @@ forEachVoiceDatabase("request validation of calls", (h) => {
     });
     assert.equal((await get("?status=ended&call_type=web_call&direction=inbound&from_date=2024-01-01&to_date=2024-01-01T10:00:00Z")).status, 200);
   });
-});
+}, voiceSuite());

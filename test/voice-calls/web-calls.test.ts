@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
 import { decodeWav } from "../../src/providers/speech/audio.js";
-import { forEachVoiceDatabase, listen, TestSocket, waitForCall } from "./support.js";
+import { listen, TestSocket, voiceSuite, waitForCall } from "./support.js";
+import { forEachDatabase } from "../support/harness.js";
 
-forEachVoiceDatabase("web calls", (h) => {
+forEachDatabase("web calls", (h) => {
   let base = "";
   before(async () => {
     base = await listen(h().app);
@@ -119,4 +120,4 @@ forEachVoiceDatabase("web calls", (h) => {
     const otherThread = await h().thread(apiKey);
     assert.equal((await queueWebCall(token, otherThread, other.projectId)).status, 403);
   });
-});
+}, voiceSuite());

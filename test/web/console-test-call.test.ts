@@ -4,9 +4,9 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { encodeWav } from "../../src/providers/speech/audio.js";
-import { adminKey } from "../support/harness.js";
+import { adminKey, forEachDatabase } from "../support/harness.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../support/speech-audio.js";
-import { audioVoiceSettings, forEachVoiceDatabase, listen, voiceConfig, waitForCall } from "../voice-calls/support.js";
+import { audioVoiceSettings, listen, voiceConfig, voiceSuite, waitForCall } from "../voice-calls/support.js";
 import { consoleErrorsOf, launchChromium } from "./widget-page.js";
 
 const artifacts = path.resolve("test/artifacts");
@@ -16,7 +16,7 @@ const screenshots = new URL("../../test-artifacts/console/", import.meta.url).pa
  * The console's test call, in real headless Chromium with a fake microphone playing a question spoken by espeak-ng:
  * from a project's page, the call hears it, the live transcript shows both sides, and the call is stored.
  */
-forEachVoiceDatabase(
+forEachDatabase(
   "a test call from the console",
   (h) => {
     let browser: Browser | undefined;
@@ -71,6 +71,5 @@ forEachVoiceDatabase(
       assert.deepEqual(errors, []);
     });
   },
-  "pglite",
-  audioVoiceSettings,
+  voiceSuite({ voice: audioVoiceSettings, only: "pglite" }),
 );

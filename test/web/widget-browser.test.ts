@@ -5,8 +5,9 @@ import { before, after, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { encodeWav } from "../../src/providers/speech/audio.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../support/speech-audio.js";
-import { audioVoiceSettings, forEachVoiceDatabase, listen, voiceConfig, waitForCall } from "../voice-calls/support.js";
+import { audioVoiceSettings, listen, voiceConfig, voiceSuite, waitForCall } from "../voice-calls/support.js";
 import { consoleErrorsOf, launchChromium, startEmbeddingSite, type EmbeddingSite } from "./widget-page.js";
+import { forEachDatabase } from "../support/harness.js";
 
 const artifacts = path.resolve("test/artifacts");
 
@@ -14,7 +15,7 @@ const artifacts = path.resolve("test/artifacts");
  * The widget in real headless Chromium, on a page of another origin than Parley's, with a fake microphone that plays
  * a question spoken by espeak-ng: the call must hear it, answer from the project's knowledge, and speak back.
  */
-forEachVoiceDatabase(
+forEachDatabase(
   "the browser widget in headless Chromium",
   (h) => {
     let browser: Browser | undefined;
@@ -94,6 +95,5 @@ forEachVoiceDatabase(
       assert.deepEqual(consoleErrors, []);
     });
   },
-  "pglite",
-  audioVoiceSettings,
+  voiceSuite({ voice: audioVoiceSettings, only: "pglite" }),
 );

@@ -230,9 +230,7 @@ describe("the widget's chat in headless Chromium, on a page of another origin", 
         assert.deepEqual(widget.consoleErrors, []);
         await tab.close();
       });
-    },
-    {},
-    "pglite",
+    }, { only: "pglite" },
   );
 
   forEachDatabase(
@@ -294,8 +292,6 @@ describe("the widget's chat in headless Chromium, on a page of another origin", 
         );
         await tab.close();
       });
-    },
-    { THREAD_TOKEN_TTL_SECONDS: "5" },
-    "pglite",
+    }, { env: { THREAD_TOKEN_TTL_SECONDS: "5" }, only: "pglite" },
   );
 });

@@ -4,7 +4,8 @@ import { acmeAgent } from "../../support/fixtures.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { RetellLlmClient, signedWebhook, startFakeRetell, type FakeRetell } from "./fake-retell.js";
 import { espeakMulaw, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
-import { forEachTelephonyDatabase, publicBaseUrl, type TelephonyHarness } from "./support.js";
+import { forEachDatabase, type Harness } from "../../support/harness.js";
+import { publicBaseUrl, telephonySuite } from "./support.js";
 
 /**
  * What every voice provider must do through Parley's interface, whatever carries the call: the same states and
@@ -12,7 +13,7 @@ import { forEachTelephonyDatabase, publicBaseUrl, type TelephonyHarness } from "
  * that plays the far side of a call the way that provider's vendor would.
  */
 interface CallContext {
-  h: TelephonyHarness;
+  h: Harness;
   apiKey: string;
   callId: string;
 }
@@ -37,7 +38,7 @@ let speech: Uint8Array;
 const twilioStreams = new Map<string, TwilioStream>();
 const retellStarts = new Map<string, number>();
 
-async function providerCallId(h: TelephonyHarness, callId: string): Promise<string> {
+async function providerCallId(h: Harness, callId: string): Promise<string> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const [row] = await h.app.db.query<{ provider_call_id: string | null }>("SELECT provider_call_id FROM calls WHERE id = $1", [callId]);
@@ -120,7 +121,7 @@ after(async () => {
   await twilio.close();
 });
 
-forEachTelephonyDatabase("voice provider conformance", (harness) => {
+forEachDatabase("voice provider conformance", (harness) => {
   for (const driver of drivers) {
     async function setUp() {
       const h = harness();
@@ -190,4 +191,4 @@ forEachTelephonyDatabase("voice provider conformance", (harness) => {
       assert.equal(row?.provider_call_id, null);
     });
   }
-});
+}, telephonySuite());

@@ -4,7 +4,8 @@ import { acmeAgent } from "../../support/fixtures.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../../support/fake-llm-servers.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { RetellLlmClient, signedWebhook, startFakeRetell, type FakeRetell } from "./fake-retell.js";
-import { forEachTelephonyDatabase, type TelephonyHarness } from "./support.js";
+import { forEachDatabase, type Harness } from "../../support/harness.js";
+import { telephonySuite } from "./support.js";
 
 const retellKey = "key_0123456789abcdef0123456789abcdef";
 const agentId = "agent_b3f2c9d1e0a4";
@@ -24,7 +25,7 @@ function retellConfig(retell: FakeRetell, agent: Record<string, unknown> = acmeA
   };
 }
 
-forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarness) => {
+forEachDatabase("Retell voice provider", (harness: () => Harness) => {
   let retell: FakeRetell;
   before(async () => {
     retell = await startFakeRetell(retellKey);
@@ -41,7 +42,7 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     return { h, ...org, threadId };
   }
 
-  async function placeCall(h: TelephonyHarness, apiKey: string, threadId: string, projectId: string) {
+  async function placeCall(h: Harness, apiKey: string, threadId: string, projectId: string) {
     const before = retell.callIds.length;
     const response = await h.request({
       method: "POST",
@@ -56,7 +57,7 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     return { callId: call.id, retellId: retell.callIds.at(-1)! };
   }
 
-  async function webhook(h: TelephonyHarness, event: string, call: Record<string, unknown>, key = retellKey) {
+  async function webhook(h: Harness, event: string, call: Record<string, unknown>, key = retellKey) {
     const { body, signature } = await signedWebhook(key, event, call);
     return h.request({ method: "POST", url: "/voice/retell/webhook", headers: { "content-type": "application/json", "x-retell-signature": signature }, payload: body });
   }
@@ -404,4 +405,4 @@ forEachTelephonyDatabase("Retell voice provider", (harness: () => TelephonyHarne
     assert.equal(call.disconnection_reason, "dial_busy");
     assert.equal(call.duration_ms, null);
   });
-});
+}, telephonySuite());

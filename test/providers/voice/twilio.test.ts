@@ -8,7 +8,8 @@ import { wordsOf } from "../../support/speech-audio.js";
 import { acmeAgent } from "../../support/fixtures.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { espeakMulaw, sid, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
-import { forEachTelephonyDatabase, publicBaseUrl, type TelephonyHarness } from "./support.js";
+import { forEachDatabase, type Harness } from "../../support/harness.js";
+import { publicBaseUrl, telephonySuite } from "./support.js";
 
 const accountSid = `AC${"1f".repeat(16)}`;
 /** Long enough to be talked over: about ten seconds of speech. */
@@ -28,7 +29,7 @@ function twilioConfig(twilio: FakeTwilio) {
   };
 }
 
-forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarness) => {
+forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
   let twilio: FakeTwilio;
   let speech: Uint8Array;
   const listener = new PocketsphinxStt("en-US", 1);
@@ -48,7 +49,7 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     return { h, ...org, threadId };
   }
 
-  async function placeCall(h: TelephonyHarness, apiKey: string, threadId: string, projectId: string) {
+  async function placeCall(h: Harness, apiKey: string, threadId: string, projectId: string) {
     const response = await h.request({ method: "POST", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey }, payload: { callee: "+1 415 555 2671", project_id: projectId } });
     assert.equal(response.status, 200, response.body);
     const callId = response.json<{ id: string }>().id;
@@ -57,13 +58,13 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     return { callId, form: created.form, callSid: callSid[0]!.provider_call_id, stream: streamOf(created.form.get("Twiml") ?? "") };
   }
 
-  async function status(h: TelephonyHarness, callId: string, callSid: string, callStatus: string, token = authToken, url?: string) {
+  async function status(h: Harness, callId: string, callSid: string, callStatus: string, token = authToken, url?: string) {
     const callbackUrl = `${publicBaseUrl}/voice/twilio/status/${callId}`;
     const { body, signature } = signedStatus(token, url ?? callbackUrl, { AccountSid: accountSid, CallSid: callSid, CallStatus: callStatus, ApiVersion: "2010-04-01", Direction: "outbound-api" });
     return h.request({ method: "POST", url: `/voice/twilio/status/${callId}`, headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, payload: body });
   }
 
-  function localStream(h: TelephonyHarness, url: string): string {
+  function localStream(h: Harness, url: string): string {
     return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
   }
 
@@ -264,4 +265,4 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
     const after = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
     assert.equal(after.disconnection_reason, "manual_stopped");
   });
-});
+}, telephonySuite());
