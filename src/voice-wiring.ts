@@ -25,6 +25,7 @@ import type { ConversationsStore } from "./store/conversations-store.js";
 import type { UsageStore } from "./store/usage-store.js";
 import { FileRecordingStorage } from "./store/recording-files.js";
 import type { ThreadLocks } from "./domain/threads/thread-locks.js";
+import { CallEvents } from "./domain/calls/call-events.js";
 import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
 import { CallSupervisor } from "./domain/calls/call-supervisor.js";
@@ -87,7 +88,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   const events = new EventsService(db, new EventsStore(db), log, deps.config.eventsRetentionHours);
   const jobs = new PgBossCallJobs(db, settings.schedulerPollSeconds, log);
   const lifecycle = new CallLifecycle(
-    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage, vendor: vendorStore },
+    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage },
     deps.projects,
     events,
     deps.locks,
@@ -166,12 +167,14 @@ export function createVoice(deps: VoiceDeps): Voice {
     publicBaseUrl,
     log,
   });
-  const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, speech: speechCalls, mediaToken, log });
-  const retell = new RetellCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, locks: deps.locks, log, socketGraceMs: settings.vendorSocketGraceMs });
+  const callEvents = new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks });
+  const twilio = new TwilioCalls({ calls: callsStore, vendor: vendorStore, lifecycle, events: callEvents, service: calls, speech: speechCalls, mediaToken, log });
+  const retell = new RetellCalls({ calls: callsStore, vendor: vendorStore, lifecycle, events: callEvents, service: calls, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,
     heartbeatMs: settings.heartbeatMs,
     staleAfterMs: settings.staleAfterMs,
+    recordWaitMs: settings.recordWaitMs,
     log,
     maxCallSeconds: async (call) => (await deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id)).config.voice.max_call_seconds,
   });

@@ -4,9 +4,8 @@ import type { RetellLlmCall } from "../../providers/voice/retell/retell-llm-sess
 import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "../../providers/voice/retell/retell-payloads.js";
 import { verifyRetellSignature } from "../../providers/voice/retell/retell-signature.js";
 import { speakerOfRole } from "../../providers/voice/speakers.js";
-import type { Db } from "../shared/database.js";
 import { UnauthenticatedError } from "../shared/errors.js";
-import type { ThreadLocks } from "../threads/thread-locks.js";
+import type { CallEvent, CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
 import { endableStatusesFor } from "./call-states.js";
@@ -15,12 +14,11 @@ import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 import { replyClosesConversation } from "./closing.js";
 
 export interface RetellCallsDeps {
-  db: Db;
   calls: CallsRepository;
   vendor: VendorCallsRepository;
   lifecycle: CallLifecycle;
+  events: CallEvents;
   service: CallService;
-  locks: ThreadLocks;
   log: Logger;
   /**
    * How long a Custom LLM socket for a call id not yet known waits for it: Retell may open the socket as soon as it
@@ -30,6 +28,30 @@ export interface RetellCallsDeps {
 }
 
 const live = (call: CallRecord) => call.status === "queued" || call.status === "ongoing";
+
+/**
+ * A webhook as call events. `call_ended` carries everything: Retell's start time (which also connects a call whose
+ * `call_started` was lost or comes later, if it ended after talking), its transcript and recording, and its end.
+ */
+function webhookEvents(event: string, retell: RetellCallObject, digest: string): CallEvent[] {
+  const connected: CallEvent[] = retell.startedAt ? [{ type: "connected", deliveryId: `${digest}:connected`, startedAt: retell.startedAt }] : [];
+  if (event === "call_started") return connected;
+  if (event === "call_ended") {
+    const reason = disconnectionReasonOf(retell);
+    return [
+      ...(endableStatusesFor(reason).includes("ongoing") ? connected : []),
+      { type: "transcript", deliveryId: `${digest}:transcript`, transcriptObject: retell.transcriptObject ?? [], recordingUrl: retell.recordingUrl ?? null },
+      { type: "ended", deliveryId: `${digest}:ended`, reason, ...(retell.endedAt ? { endedAt: retell.endedAt } : {}) },
+    ];
+  }
+  if (event === "call_analyzed") {
+    return [
+      ...(retell.transcriptObject ? [{ type: "transcript" as const, deliveryId: `${digest}:transcript`, transcriptObject: retell.transcriptObject, recordingUrl: retell.recordingUrl ?? null }] : []),
+      ...(retell.analysis ? [{ type: "analysis" as const, deliveryId: `${digest}:analysis`, analysis: retell.analysis }] : []),
+    ];
+  }
+  return [];
+}
 
 /**
  * What Retell sends Parley, checked and applied: its Custom LLM socket (for calls Parley created, by Retell's call
@@ -76,16 +98,8 @@ export class RetellCalls {
     if (!hook || !call || !signature) throw new UnauthenticatedError("Invalid signature");
     const { secrets } = await this.deps.service.resolveVersion(call);
     if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthenticatedError("Invalid signature");
-    const digest = createHash("sha256").update(rawBody).digest("hex");
-    if (!(await this.deps.vendor.claimDelivery("retell", digest, this.deps.db))) return;
-    try {
-      await this.deps.vendor.bind(call.id, "retell", hook.call.callId);
-      await this.apply(hook.event, call, hook.call);
-    } catch (error) {
-      // Unclaimed, so that Retell's retry of this delivery is applied.
-      await this.deps.vendor.releaseDelivery("retell", digest, this.deps.db);
-      throw error;
-    }
+    await this.deps.vendor.bind(call.id, "retell", hook.call.callId);
+    await this.deps.events.apply(call, webhookEvents(hook.event, hook.call, createHash("sha256").update(rawBody).digest("hex")));
   }
 
   /** By Retell's call id; else by the Parley id placed in its metadata, for a webhook that outran create-phone-call's answer. */
@@ -95,57 +109,5 @@ export class RetellCalls {
     if (!retell.parleyCallId) return undefined;
     const call = await this.deps.calls.findById(retell.parleyCallId);
     return call && call.provider === "retell" && call.provider_call_id === null ? call : undefined;
-  }
-
-  private async apply(event: string, call: CallRecord, retell: RetellCallObject): Promise<void> {
-    if (event === "call_started") {
-      await this.deps.lifecycle.connected(call.id, retell.startedAt);
-    } else if (event === "call_ended") {
-      await this.ended(call, retell);
-    } else if (event === "call_analyzed") {
-      await this.deps.db.transaction(async (tx) => {
-        let updated: CallRecord | undefined = call;
-        if (retell.transcriptObject && call.transcript_object === null) {
-          updated = await this.deps.vendor.saveTranscript(call.id, { transcriptObject: retell.transcriptObject, recordingUrl: retell.recordingUrl ?? null }, tx);
-        }
-        if (retell.analysis) updated = await this.deps.vendor.saveAnalysis(call.id, retell.analysis, tx);
-        if (updated) await this.deps.lifecycle.publishUpdate(updated, tx);
-      });
-    }
-  }
-
-  private async ended(call: CallRecord, retell: RetellCallObject): Promise<void> {
-    const reason = disconnectionReasonOf(retell);
-    // Retell's call_started may have been lost or may come later: a call that ended after talking was connected.
-    if (call.status === "queued" && retell.startedAt && endableStatusesFor(reason).includes("ongoing")) {
-      await this.deps.lifecycle.connected(call.id, retell.startedAt);
-    }
-    await this.recordRemainingUtterances(call, retell);
-    const ending = { ...(retell.endedAt ? { endedAt: retell.endedAt } : {}), transcriptObject: retell.transcriptObject ?? [], recordingUrl: retell.recordingUrl ?? null };
-    const ended = await this.deps.lifecycle.finish(call.id, reason, undefined, ending);
-    if (ended) return;
-    // Parley ended it first (DELETE, its maximum length): the transcript and recording are Retell's all the same.
-    const current = await this.deps.calls.findById(call.id);
-    if (!current || live(current) || current.started_at === null) return;
-    await this.deps.db.transaction(async (tx) => {
-      const saved = await this.deps.vendor.saveTranscript(call.id, { transcriptObject: ending.transcriptObject, recordingUrl: ending.recordingUrl }, tx);
-      if (saved) await this.deps.lifecycle.publishUpdate(saved, tx);
-    });
-  }
-
-  /**
-   * The caller's last words, said after the agent's last reply (a goodbye before hanging up), were never answered and
-   * so never reached the thread's history through the socket: they are taken from Retell's final transcript.
-   */
-  private async recordRemainingUtterances(call: CallRecord, retell: RetellCallObject): Promise<void> {
-    const transcript = retell.transcriptObject;
-    if (!transcript) return;
-    await this.deps.locks.withLock(call.thread_id, async () => {
-      const stored = await this.deps.calls.utterances(call.thread_id, call.id);
-      const storedUsers = stored.filter((utterance) => utterance.role === "user").length;
-      const users = transcript.filter((entry) => entry.role === "user" && entry.content.trim() !== "");
-      const remaining = users.slice(storedUsers).map((entry) => ({ role: "user" as const, content: entry.content }));
-      if (remaining.length > 0) await this.deps.lifecycle.record(call.id, remaining);
-    });
   }
 }
