@@ -37,7 +37,7 @@ export function forEachTelephonyDatabase(title: string, body: (harness: () => Te
         const app = await createApp(testConfig(database, { PUBLIC_BASE_URL: publicBaseUrl, ...overrides }), {
           db,
           logger: pino({ level: "silent" }),
-          voice: { ...testVoiceSettings, vendorTimeoutMs: 1500, vendorSocketGraceMs: 1000 },
+          voice: { ...testVoiceSettings, vendorTimeoutMs: 1500, vendorSocketGraceMs: 1000, recordWaitMs: 5000 },
         });
         await app.server.ready();
         return app;

@@ -155,6 +155,23 @@ forEachTelephonyDatabase("Twilio voice provider", (harness: () => TelephonyHarne
 
 
 
+  test("an end whose record the carrying instance never delivers is waited for no longer than CALL_RECORD_WAIT_MS", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    const media = await TwilioStream.open(localStream(h, stream.url));
+    media.start(accountSid, callSid, stream.token);
+    await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
+    // As if another instance carried the call's audio and were wedged: nobody answers for the record.
+    await h.app.db.query("UPDATE calls SET owner = 'a-wedged-instance' WHERE id = $1", [callId]);
+    assert.equal((await status(h, callId, callSid, "completed")).status, 204);
+    const waiting = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(waiting.status, "ongoing", "the end waits for the record");
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status !== "ongoing", 30_000);
+    assert.equal(call.status, "ended");
+    assert.equal(call.disconnection_reason, "user_hangup");
+    media.close();
+  });
+
   test("a whole call: the REST form, signed status callbacks, the question heard on μ-law, the answer spoken back, and Parley's recording of both sides", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();
     const events = await TestSocket.open(`${h.wsBase}/threads/${threadId}/events`, { authorization: apiKey });
