@@ -26,6 +26,7 @@ import type { UsageStore } from "./store/usage-store.js";
 import { FileRecordingStorage } from "./store/recording-files.js";
 import type { ThreadLocks } from "./domain/threads/thread-locks.js";
 import { CallEvents } from "./domain/calls/call-events.js";
+import type { CapabilitiesOf } from "./domain/calls/ports.js";
 import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
 import { CallSupervisor } from "./domain/calls/call-supervisor.js";
@@ -86,6 +87,8 @@ export function createVoice(deps: VoiceDeps): Voice {
   const callsStore = new CallsStore(db);
   const vendorStore = new VendorCallsStore(db);
   const events = new EventsService(db, new EventsStore(db), log, deps.config.eventsRetentionHours);
+  // The router is made below, from providers that need the lifecycle; it is asked only once calls run.
+  const capabilities: CapabilitiesOf = (name) => provider.capabilitiesOf(name);
   const jobs = new PgBossCallJobs(db, settings.schedulerPollSeconds, log);
   const lifecycle = new CallLifecycle(
     { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage },
@@ -93,10 +96,10 @@ export function createVoice(deps: VoiceDeps): Voice {
     events,
     deps.locks,
     jobs,
-    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations },
+    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations, capabilities },
   );
   const storage = new FileRecordingStorage(path.join(deps.config.dataDir, "recordings"));
-  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log);
+  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log, capabilities);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
   // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
   const speechCalls = new SpeechCalls({
@@ -138,7 +141,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   // Derived from the JWT secret like the recording key, so that whichever instance Twilio's stream reaches can check it.
   const mediaKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley twilio media streams").digest();
   const mediaToken = (callId: string) => createHmac("sha256", mediaKey).update(callId).digest("base64url");
-  const provider = new ProviderRouter(
+  const provider: ProviderRouter = new ProviderRouter(
     {
       simulated,
       retell: new RetellVoiceProvider({ timeoutMs: settings.vendorTimeoutMs, log, closeSockets: (callId) => retellSockets.close(callId) }),
@@ -166,6 +169,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     vendor: vendorStore,
     publicBaseUrl,
     log,
+    capabilities,
   });
   const callEvents = new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks });
   const twilio = new TwilioCalls({ calls: callsStore, vendor: vendorStore, lifecycle, events: callEvents, service: calls, speech: speechCalls, mediaToken, log });

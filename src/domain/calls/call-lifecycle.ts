@@ -5,7 +5,7 @@ import type { Db, Queryable } from "../shared/database.js";
 import type { ConversationsRepository } from "../chat/conversations-repository.js";
 import type { UsageRepository } from "../threads/usage-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
-import { carriedByVendor, resultsFromVendor } from "./vendors.js";
+import type { CapabilitiesOf } from "./ports.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "../events/events-service.js";
@@ -60,7 +60,7 @@ export class CallLifecycle implements CallEventSink {
     private readonly events: EventsService,
     private readonly locks: ThreadLocks,
     private readonly jobs: CallJobs,
-    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations },
+    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations; capabilities: CapabilitiesOf },
   ) {}
 
   private finalizer: MediaFinalizer | undefined;
@@ -85,7 +85,7 @@ export class CallLifecycle implements CallEventSink {
     const call = await this.stores.calls.findById(callId);
     if (call && call.status !== "queued" && startedAt) await this.applyVendorTimes(callId, { startedAt });
     if (!call || call.status !== "queued") return false;
-    const owner = carriedByVendor(call.provider) ? null : this.options.owner;
+    const owner = this.options.capabilities(call.provider).carries === "vendor" ? null : this.options.owner;
     return this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
@@ -188,7 +188,7 @@ export class CallLifecycle implements CallEventSink {
           if (ended.started_at && ended.ended_at) {
             if (ended.conversation_id !== null) await this.stores.calls.endConversation(ended.thread_id, ended.conversation_id, tx);
             await this.charge(ended, pricePerMinute, tx);
-            if (!resultsFromVendor(ended.provider)) await this.jobs.enqueueProcessing(callId, tx);
+            if (this.options.capabilities(ended.provider).records !== "vendor") await this.jobs.enqueueProcessing(callId, tx);
           }
           await this.publishUpdate(ended, tx);
           await this.stores.calls.announceEnded(callId, reason, tx);
@@ -199,7 +199,7 @@ export class CallLifecycle implements CallEventSink {
     if (finished) {
       // Before `DELETE /voice/{thread_id}/phone-call` answers: the thread's pages show the conversation's end.
       this.options.invalidations.changed(changeTags.thread(finished.thread_id));
-      if (finished.started_at && !resultsFromVendor(finished.provider)) this.jobs.wakeProcessing();
+      if (finished.started_at && this.options.capabilities(finished.provider).records !== "vendor") this.jobs.wakeProcessing();
       for (const listener of this.listeners) listener(callId, reason);
     }
     return finished;

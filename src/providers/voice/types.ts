@@ -1,4 +1,5 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
+import type { VoiceCapabilities } from "../../domain/calls/ports.js";
 import type { ProjectConfig, ProjectSecrets } from "../../domain/projects/project-config.js";
 import type { Speaker } from "./speakers.js";
 import type { SpeechKeys } from "../speech/engines.js";
@@ -78,6 +79,7 @@ export interface PhoneCallRequest extends ProviderCall {
 
 export interface VoiceProvider {
   readonly name: string;
+  readonly capabilities: VoiceCapabilities;
   /** Starts dialing; progress arrives through the sink. */
   createPhoneCall(request: PhoneCallRequest): Promise<PlacedCall | void>;
   /** Prepares a web call; `webCallReady` follows with the client's access token. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { VoiceCapabilities } from "../../../domain/calls/ports.js";
 import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
 import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
 import type { TextToSpeech } from "../../speech/tts.js";
@@ -29,6 +30,8 @@ export interface SimulatedProviderOptions {
  */
 export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
   readonly name = "simulated";
+  /** Everything happens in the instance carrying the call; a call run as text gets a recording synthesized afterwards. */
+  readonly capabilities: VoiceCapabilities = { carries: "parley", records: "rendered", webCalls: "parley", transfers: false, callsBack: false };
   private readonly calls: CarriedCalls;
   private readonly web: WebCallTransport;
 
