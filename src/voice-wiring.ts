@@ -31,8 +31,9 @@ import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
 import { CallSupervisor } from "./domain/calls/call-supervisor.js";
 import { CallService } from "./domain/calls/call-service.js";
-import { RetellCalls } from "./domain/calls/retell-calls.js";
-import { TwilioCalls } from "./domain/calls/twilio-calls.js";
+import { RetellCalls } from "./providers/voice/retell/retell-calls.js";
+import { TwilioCalls } from "./providers/voice/twilio/twilio-calls.js";
+import { CallCarriers } from "./domain/calls/call-carriers.js";
 import type { ChatService, LlmFactory } from "./domain/chat/chat-service.js";
 import { EventsService } from "./domain/events/events-service.js";
 import type { Invalidations } from "./domain/cache/invalidation.js";
@@ -171,9 +172,9 @@ export function createVoice(deps: VoiceDeps): Voice {
     log,
     capabilities,
   });
-  const callEvents = new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks });
-  const twilio = new TwilioCalls({ calls: callsStore, vendor: vendorStore, lifecycle, events: callEvents, service: calls, speech: speechCalls, mediaToken, log });
-  const retell = new RetellCalls({ calls: callsStore, vendor: vendorStore, lifecycle, events: callEvents, service: calls, log, socketGraceMs: settings.vendorSocketGraceMs });
+  const carriers = new CallCarriers({ calls: callsStore, vendor: vendorStore, lifecycle, events: new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks }), service: calls });
+  const twilio = new TwilioCalls({ carriers, speech: speechCalls, mediaToken, log });
+  const retell = new RetellCalls({ carriers, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,
     heartbeatMs: settings.heartbeatMs,

@@ -1,23 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { validateRequest } from "twilio/lib/webhooks/webhooks.js";
-import type { AudioTransport } from "../../providers/speech/pipeline/transport.js";
-import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "../../providers/voice/twilio/twilio-media-session.js";
-import type { ProviderCall } from "../../providers/voice/types.js";
-import { ForbiddenError } from "../shared/errors.js";
-import type { CallEvent, CallEvents } from "./call-events.js";
-import type { CallLifecycle } from "./call-lifecycle.js";
-import type { CallService } from "./call-service.js";
-import type { DisconnectionReason } from "./call-states.js";
-import type { CallsRepository } from "./calls-repository.js";
-import type { VendorCallsRepository } from "./vendor-calls-repository.js";
+import type { CallEvent } from "../../../domain/calls/call-events.js";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { CarrierPort } from "../../../domain/calls/ports.js";
+import { ForbiddenError } from "../../../domain/shared/errors.js";
+import type { AudioTransport } from "../../speech/pipeline/transport.js";
+import type { ProviderCall } from "../types.js";
+import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "./twilio-media-session.js";
 
 export interface TwilioCallsDeps {
-  calls: CallsRepository;
-  vendor: VendorCallsRepository;
-  lifecycle: CallLifecycle;
-  events: CallEvents;
-  service: CallService;
+  carriers: CarrierPort;
   /** The token that authenticates a call's media stream, as the provider put it in the call's TwiML. */
   mediaToken(callId: string): string;
   speech: CallSpeech;
@@ -68,15 +61,15 @@ export class TwilioCalls {
 
   /** Applies a status callback; throws ForbiddenError for one that cannot be authenticated. */
   async status(callId: string, params: Record<string, string>, signature: string | undefined, url: string): Promise<void> {
-    const call = await this.deps.calls.findById(callId);
+    const call = await this.deps.carriers.call(callId);
     if (!call || call.provider !== "twilio" || !signature) throw new ForbiddenError("Invalid signature");
-    const { secrets } = await this.deps.service.resolveVersion(call);
+    const { secrets } = await this.deps.carriers.version(call);
     if (!secrets.twilioAuthToken || !validateRequest(secrets.twilioAuthToken, signature, url, params)) throw new ForbiddenError("Invalid signature");
     const callSid = params["CallSid"] ?? "";
     if (call.provider_call_id !== null && call.provider_call_id !== callSid) throw new ForbiddenError("The callback names another call");
     const digest = createHash("sha256").update(`${url}\n${JSON.stringify(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`).digest("hex");
-    if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
-    await this.deps.events.apply(call, statusEvents(params, digest));
+    if (callSid) await this.deps.carriers.bind(call.id, "twilio", callSid);
+    await this.deps.carriers.apply(call, statusEvents(params, digest));
   }
 
   /** The port the media stream uses to authenticate itself and reach its call. */
@@ -85,25 +78,25 @@ export class TwilioCalls {
   }
 
   private async beginMedia(callId: string, token: string, callSid: string): Promise<TwilioMediaCall | undefined> {
-    const call = await this.deps.calls.findById(callId);
+    const call = await this.deps.carriers.call(callId);
     if (!call || call.provider !== "twilio" || call.call_type !== "phone_call" || !token || !sameToken(token, this.deps.mediaToken(callId))) return undefined;
     if (call.provider_call_id !== null && callSid !== "" && call.provider_call_id !== callSid) return undefined;
-    if (!(await this.deps.lifecycle.connected(call.id))) return undefined;
-    if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
-    const { config } = await this.deps.service.resolveVersion(call);
+    if (!(await this.deps.carriers.connect(call.id))) return undefined;
+    if (callSid) await this.deps.carriers.bind(call.id, "twilio", callSid);
+    const { config } = await this.deps.carriers.version(call);
     const limit = setTimeout(() => {
-      this.deps.lifecycle.finish(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
+      this.deps.carriers.end(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
     }, config.voice.max_call_seconds * 1000);
     limit.unref();
     return {
       callId: call.id,
       hungUp: async () => {
         // A stream ends once, by its stop or by its socket closing, whichever comes first.
-        await this.deps.events.apply(call, [{ type: "ended", deliveryId: `twilio-media-ended:${call.id}`, reason: "user_hangup" }]);
+        await this.deps.carriers.apply(call, [{ type: "ended", deliveryId: `twilio-media-ended:${call.id}`, reason: "user_hangup" }]);
       },
       attach: (transport) =>
-        this.deps.speech.carry(call.id, () => this.deps.service.agentFor(call), transport, (reason) => {
-          this.deps.lifecycle.finish(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
+        this.deps.speech.carry(call.id, () => this.deps.carriers.agentFor(call), transport, (reason) => {
+          this.deps.carriers.end(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
         }),
       release: () => clearTimeout(limit),
       log: this.deps.log,

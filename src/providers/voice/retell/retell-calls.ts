@@ -1,24 +1,16 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import type { RetellLlmCall } from "../../providers/voice/retell/retell-llm-session.js";
-import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "../../providers/voice/retell/retell-payloads.js";
-import { verifyRetellSignature } from "../../providers/voice/retell/retell-signature.js";
-import { speakerOfRole } from "../../providers/voice/speakers.js";
-import { UnauthenticatedError } from "../shared/errors.js";
-import type { CallEvent, CallEvents } from "./call-events.js";
-import type { CallLifecycle } from "./call-lifecycle.js";
-import type { CallService } from "./call-service.js";
-import { endableStatusesFor } from "./call-states.js";
-import type { CallRecord, CallsRepository } from "./calls-repository.js";
-import type { VendorCallsRepository } from "./vendor-calls-repository.js";
-import { replyClosesConversation } from "./closing.js";
+import type { CallEvent } from "../../../domain/calls/call-events.js";
+import { endableStatusesFor } from "../../../domain/calls/call-states.js";
+import type { CallRecord } from "../../../domain/calls/calls-repository.js";
+import type { CarrierPort } from "../../../domain/calls/ports.js";
+import { UnauthenticatedError } from "../../../domain/shared/errors.js";
+import type { RetellLlmCall } from "./retell-llm-session.js";
+import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "./retell-payloads.js";
+import { verifyRetellSignature } from "./retell-signature.js";
 
 export interface RetellCallsDeps {
-  calls: CallsRepository;
-  vendor: VendorCallsRepository;
-  lifecycle: CallLifecycle;
-  events: CallEvents;
-  service: CallService;
+  carriers: CarrierPort;
   log: Logger;
   /**
    * How long a Custom LLM socket for a call id not yet known waits for it: Retell may open the socket as soon as it
@@ -65,27 +57,23 @@ export class RetellCalls {
   /** The call behind a Custom LLM socket, or undefined for a call id Parley did not create or that is over. */
   async llmCall(retellCallId: string): Promise<RetellLlmCall | undefined> {
     const deadline = Date.now() + this.deps.socketGraceMs;
-    let call = await this.deps.vendor.findByProviderCallId("retell", retellCallId);
+    const { carriers } = this.deps;
+    let call = await carriers.callByVendorId("retell", retellCallId);
     while (!call && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      call = await this.deps.vendor.findByProviderCallId("retell", retellCallId);
+      call = await carriers.callByVendorId("retell", retellCallId);
     }
     if (!call || !live(call)) return undefined;
-    const history = (await this.deps.calls.utterances(call.thread_id, call.id)).map((utterance) => ({
-      role: speakerOfRole(utterance.role),
-      content: utterance.content,
-    }));
-    const { agent, config } = await this.deps.service.agentFor(call, history.length);
+    const history = await carriers.history(call);
+    const { agent, config } = await carriers.agentFor(call, history.length);
     const callId = call.id;
     return {
       callId,
       agent,
       history,
-      connect: async () => (await this.deps.lifecycle.connected(callId)) || (await this.deps.calls.findById(callId))?.status === "ongoing",
-      closesConversation: replyClosesConversation,
-      expire: async () => {
-        await this.deps.lifecycle.finish(callId, "max_duration_reached");
-      },
+      connect: async () => (await carriers.connect(callId)) || (await carriers.call(callId))?.status === "ongoing",
+      closesConversation: (reply) => carriers.closesConversation(reply),
+      expire: () => carriers.end(callId, "max_duration_reached"),
       maxCallSeconds: config.voice.max_call_seconds,
       log: this.deps.log,
     };
@@ -96,18 +84,18 @@ export class RetellCalls {
     const hook = parseWebhook(rawBody);
     const call = hook ? await this.callOf(hook.call) : undefined;
     if (!hook || !call || !signature) throw new UnauthenticatedError("Invalid signature");
-    const { secrets } = await this.deps.service.resolveVersion(call);
+    const { secrets } = await this.deps.carriers.version(call);
     if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthenticatedError("Invalid signature");
-    await this.deps.vendor.bind(call.id, "retell", hook.call.callId);
-    await this.deps.events.apply(call, webhookEvents(hook.event, hook.call, createHash("sha256").update(rawBody).digest("hex")));
+    await this.deps.carriers.bind(call.id, "retell", hook.call.callId);
+    await this.deps.carriers.apply(call, webhookEvents(hook.event, hook.call, createHash("sha256").update(rawBody).digest("hex")));
   }
 
   /** By Retell's call id; else by the Parley id placed in its metadata, for a webhook that outran create-phone-call's answer. */
   private async callOf(retell: RetellCallObject): Promise<CallRecord | undefined> {
-    const bound = await this.deps.vendor.findByProviderCallId("retell", retell.callId);
+    const bound = await this.deps.carriers.callByVendorId("retell", retell.callId);
     if (bound) return bound;
     if (!retell.parleyCallId) return undefined;
-    const call = await this.deps.calls.findById(retell.parleyCallId);
+    const call = await this.deps.carriers.call(retell.parleyCallId);
     return call && call.provider === "retell" && call.provider_call_id === null ? call : undefined;
   }
 }
