@@ -9,7 +9,7 @@ import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
 import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js";
 import { SimulatedVoiceProvider } from "./providers/voice/simulated/simulated-provider.js";
-import type { CallEventSink } from "./providers/voice/types.js";
+import type { CallEventSink } from "./domain/calls/ports.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createRecordingVoices } from "./providers/speech/recording-voices.js";

@@ -4,7 +4,7 @@ import type { RawData } from "ws";
 import type { CallService } from "../domain/calls/call-service.js";
 import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import { pcmFromBytes } from "../providers/speech/audio.js";
-import type { ProviderCall, WebCallClientMessage } from "../providers/voice/types.js";
+import type { ProviderCall, WebCallClientMessage } from "../domain/calls/ports.js";
 import { bytesOf, guard, maxFrameBytes, rejectPlainHttp, validatedPathAndQuery } from "./socket-support.js";
 
 export interface CallSocketOptions {

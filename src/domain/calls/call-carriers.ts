@@ -1,11 +1,9 @@
-import { speakerOfRole } from "../../providers/voice/speakers.js";
-import type { ProviderCall, TranscriptItem } from "../../providers/voice/types.js";
-import type { CallEvent, CallEvents } from "./call-events.js";
+import type { CallEvent, CarrierCall, CarrierPort, ProviderCall, TranscriptItem } from "./ports.js";
+import type { CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
 import type { DisconnectionReason } from "./call-states.js";
-import type { CallRecord, CallsRepository } from "./calls-repository.js";
-import type { CarrierPort } from "./ports.js";
+import type { CallsRepository } from "./calls-repository.js";
 import type { ProjectConfig, ProjectSecrets } from "../projects/project-config.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 import { replyClosesConversation } from "./closing.js";
@@ -22,11 +20,11 @@ export interface CallCarriersDeps {
 export class CallCarriers implements CarrierPort {
   constructor(private readonly deps: CallCarriersDeps) {}
 
-  call(callId: string): Promise<CallRecord | undefined> {
+  call(callId: string): Promise<CarrierCall | undefined> {
     return this.deps.calls.findById(callId);
   }
 
-  callByVendorId(provider: string, vendorCallId: string): Promise<CallRecord | undefined> {
+  callByVendorId(provider: string, vendorCallId: string): Promise<CarrierCall | undefined> {
     return this.deps.vendor.findByProviderCallId(provider, vendorCallId);
   }
 
@@ -34,11 +32,11 @@ export class CallCarriers implements CarrierPort {
     await this.deps.vendor.bind(callId, provider, vendorCallId);
   }
 
-  version(call: CallRecord): Promise<{ config: ProjectConfig; secrets: ProjectSecrets }> {
+  version(call: CarrierCall): Promise<{ config: ProjectConfig; secrets: ProjectSecrets }> {
     return this.deps.service.resolveVersion(call);
   }
 
-  apply(call: CallRecord, events: readonly CallEvent[]): Promise<void> {
+  apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void> {
     return this.deps.events.apply(call, events);
   }
 
@@ -50,12 +48,12 @@ export class CallCarriers implements CarrierPort {
     await this.deps.lifecycle.finish(callId, reason);
   }
 
-  agentFor(call: CallRecord, recorded?: number): Promise<ProviderCall> {
+  agentFor(call: CarrierCall, recorded?: number): Promise<ProviderCall> {
     return this.deps.service.agentFor(call, recorded);
   }
 
-  async history(call: CallRecord): Promise<TranscriptItem[]> {
-    return (await this.deps.calls.utterances(call.thread_id, call.id)).map((utterance) => ({ role: speakerOfRole(utterance.role), content: utterance.content }));
+  async history(call: CarrierCall): Promise<TranscriptItem[]> {
+    return this.deps.lifecycle.history(call.thread_id, call.id);
   }
 
   closesConversation(reply: string): boolean {

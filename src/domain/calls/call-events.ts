@@ -1,34 +1,10 @@
 import type { Db } from "../shared/database.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
-import { endableStatusesFor, type DisconnectionReason } from "./call-states.js";
-import type { CallRecord, CallsRepository } from "./calls-repository.js";
+import { endableStatusesFor } from "./call-states.js";
+import type { CallsRepository } from "./calls-repository.js";
+import type { CallEvent, CarrierCall, TimedUtterance } from "./ports.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
-
-/** An utterance of a vendor's transcript, words timed in seconds from the call's start. */
-export interface TimedUtterance {
-  role: "agent" | "user";
-  content: string;
-  words: { word: string; start: number; end: number }[];
-}
-
-/**
- * What a carrier reports of a call, in no vendor's words: each vendor turns its own wire format (Twilio's status
- * callbacks and media stream, Retell's webhooks) into these. `deliveryId` names the report, so that one delivered
- * again (a vendor's retry, a stream's stop followed by its socket closing) changes nothing.
- */
-export type CallEvent =
-  /** The call was answered; `startedAt` is the vendor's own start time, when it says. */
-  | { type: "connected"; deliveryId: string; startedAt?: Date }
-  /**
-   * The vendor says the call is over. `endedAt` and `durationSeconds` are its own end time and length, when it
-   * gives them.
-   */
-  | { type: "ended"; deliveryId: string; reason: DisconnectionReason; endedAt?: Date; durationSeconds?: number }
-  /** The vendor's own transcript and recording of the call. */
-  | { type: "transcript"; deliveryId: string; transcriptObject: TimedUtterance[]; recordingUrl: string | null }
-  /** The vendor's post-call analysis. */
-  | { type: "analysis"; deliveryId: string; analysis: unknown };
 
 export interface CallEventsDeps {
   db: Db;
@@ -47,7 +23,7 @@ export class CallEvents {
   constructor(private readonly deps: CallEventsDeps) {}
 
   /** Applies a report's events in order; a delivery whose effects fail is forgotten, so that the vendor's retry applies. */
-  async apply(call: CallRecord, events: readonly CallEvent[]): Promise<void> {
+  async apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void> {
     for (const event of events) {
       if (!(await this.deps.vendor.claimDelivery(call.provider, event.deliveryId, this.deps.db))) continue;
       try {

@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
-import type { CallEventSink, TranscriptItem } from "../../providers/voice/types.js";
+import type { CallEventSink, CallMedia, CapabilitiesOf, TranscriptItem } from "./ports.js";
 import type { CallRecord, CallsRepository, VendorTimes } from "./calls-repository.js";
 import type { Db, Queryable } from "../shared/database.js";
 import type { ConversationsRepository } from "../chat/conversations-repository.js";
 import type { UsageRepository } from "../threads/usage-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
-import type { CapabilitiesOf } from "./ports.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "../events/events-service.js";
@@ -14,7 +13,7 @@ import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
 import { hashCredential } from "../access/secrets.js";
-import { roleOfSpeaker } from "../../providers/voice/speakers.js";
+import { roleOfSpeaker, speakerOfRole } from "../../providers/voice/speakers.js";
 
 export interface CallLifecycleStores {
   db: Db;
@@ -29,14 +28,6 @@ export interface VendorEnd {
 }
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;
-
-/** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
-export interface CallMedia {
-  transcriptObject: unknown;
-  recordingKey: string;
-  /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
-  endedAt: Date;
-}
 
 /** Stops a call's audio and stores its recording; undefined when this instance does not carry the call's audio. */
 export type MediaFinalizer = (callId: string) => Promise<CallMedia | undefined>;
@@ -115,6 +106,11 @@ export class CallLifecycle implements CallEventSink {
       this.finish(callId, "error_user_not_joined").catch((error: unknown) => this.options.log.warn({ err: error, callId }, "expiring a web call failed"));
     }, this.options.webCallJoinTimeoutMs);
     this.timers.add(timer);
+  }
+
+  /** The call's utterances so far, from the thread's history, in order. */
+  async history(threadId: string, callId: string): Promise<TranscriptItem[]> {
+    return (await this.stores.calls.utterances(threadId, callId)).map((utterance) => ({ role: speakerOfRole(utterance.role), content: utterance.content }));
   }
 
   /** Stores utterances of an ongoing call in its conversation; false (nothing more stored) once the call is over. */

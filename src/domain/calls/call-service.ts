@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
 import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
-import type { PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
+import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
-import type { CapabilitiesOf } from "./ports.js";
 import type { Db } from "../shared/database.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
@@ -294,7 +293,7 @@ export class CallService {
    * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
    * utterances of the transcript the provider will feed it are in the thread's history already.
    */
-  async agentFor(call: CallRecord, recorded = 0): Promise<ProviderCall> {
+  async agentFor(call: CarrierCall, recorded = 0): Promise<ProviderCall> {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -312,7 +311,7 @@ export class CallService {
   }
 
   /** The project version a call was created with: its settings and credentials. */
-  resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+  resolveVersion(call: CarrierCall): Promise<ResolvedProject> {
     return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { VoiceProvider } from "../../providers/voice/types.js";
+import type { VoiceProvider } from "./ports.js";
 import { callEndedChannel, callEndingChannel, type CallRecord, type CallsRepository } from "./calls-repository.js";
 import type { Db } from "../shared/database.js";
 import type { CallLifecycle } from "./call-lifecycle.js";

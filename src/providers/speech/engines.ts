@@ -7,11 +7,8 @@ import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx/pocketsphinx-
 import type { SpeechToText } from "./stt.js";
 import type { TextToSpeech } from "./tts.js";
 import { WebRtcVad } from "./webrtc/webrtc-vad.js";
+import type { SpeechKeys } from "../../domain/calls/ports.js";
 
-export interface SpeechKeys {
-  sttApiKey?: string;
-  ttsApiKey?: string;
-}
 
 export interface EngineStatus {
   engine: string;

@@ -1,16 +1,6 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import type { VoiceCapabilities } from "../../domain/calls/ports.js";
+import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../domain/calls/ports.js";
 import { voiceProviderNames, type VoiceProviderName } from "../../domain/projects/project-config.js";
-import type {
-  PhoneCallRequest,
-  PlacedCall,
-  ProviderCall,
-  RemoteCall,
-  VoiceProvider,
-  WebCallClient,
-  WebCallConnection,
-  WebCallHost,
-} from "./types.js";
 
 /**
  * Every voice provider of the instance behind one VoiceProvider: a call goes to the provider of the project version

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import type { CallEvent } from "../../../domain/calls/call-events.js";
 import { endableStatusesFor } from "../../../domain/calls/call-states.js";
-import type { CallRecord } from "../../../domain/calls/calls-repository.js";
-import type { CarrierPort } from "../../../domain/calls/ports.js";
+import type { CallEvent, CarrierCall, CarrierPort } from "../../../domain/calls/ports.js";
 import { UnauthenticatedError } from "../../../domain/shared/errors.js";
 import type { RetellLlmCall } from "./retell-llm-session.js";
 import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "./retell-payloads.js";
@@ -19,7 +17,7 @@ export interface RetellCallsDeps {
   socketGraceMs: number;
 }
 
-const live = (call: CallRecord) => call.status === "queued" || call.status === "ongoing";
+const live = (call: CarrierCall) => call.status === "queued" || call.status === "ongoing";
 
 /**
  * A webhook as call events. `call_ended` carries everything: Retell's start time (which also connects a call whose
@@ -91,7 +89,7 @@ export class RetellCalls {
   }
 
   /** By Retell's call id; else by the Parley id placed in its metadata, for a webhook that outran create-phone-call's answer. */
-  private async callOf(retell: RetellCallObject): Promise<CallRecord | undefined> {
+  private async callOf(retell: RetellCallObject): Promise<CarrierCall | undefined> {
     const bound = await this.deps.carriers.callByVendorId("retell", retell.callId);
     if (bound) return bound;
     if (!retell.parleyCallId) return undefined;

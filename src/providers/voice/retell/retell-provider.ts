@@ -1,7 +1,6 @@
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { VoiceCapabilities } from "../../../domain/calls/ports.js";
-import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceProvider } from "../types.js";
+import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider } from "../../../domain/calls/ports.js";
 import { isRecord, VendorError, vendorRequest } from "../vendor-http.js";
 
 export interface RetellProviderOptions {

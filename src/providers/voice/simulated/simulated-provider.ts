@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { VoiceCapabilities } from "../../../domain/calls/ports.js";
+import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../../domain/calls/ports.js";
 import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
 import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
 import type { TextToSpeech } from "../../speech/tts.js";
 import { type Carried, CarriedCalls, sleep } from "../carried-calls.js";
-import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../types.js";
 import { WebCallTransport } from "../web/web-call-transport.js";
 import { SimulatedCallee } from "./simulated-callee.js";
 import { simulatedCallerLines } from "./simulated-caller.js";

@@ -1,12 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { validateRequest } from "twilio/lib/webhooks/webhooks.js";
-import type { CallEvent } from "../../../domain/calls/call-events.js";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { CarrierPort } from "../../../domain/calls/ports.js";
+import type { CallEvent, CarrierPort, ProviderCall } from "../../../domain/calls/ports.js";
 import { ForbiddenError } from "../../../domain/shared/errors.js";
 import type { AudioTransport } from "../../speech/pipeline/transport.js";
-import type { ProviderCall } from "../types.js";
 import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "./twilio-media-session.js";
 
 export interface TwilioCallsDeps {
