@@ -237,6 +237,7 @@ export function loadConfig(env: Env = process.env): Config {
       schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,
       vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),
       vendorSocketGraceMs: integer(env, "VOICE_VENDOR_SOCKET_GRACE_MS", 2_000, 0, 60_000),
+      recordWaitMs: integer(env, "CALL_RECORD_WAIT_MS", 15_000, 100, 600_000),
     },
   };
 }

@@ -9,7 +9,7 @@ import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
 import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js";
 import { SimulatedVoiceProvider } from "./providers/voice/simulated/simulated-provider.js";
-import type { CallEventSink } from "./providers/voice/types.js";
+import type { CallEventSink } from "./domain/calls/ports.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createRecordingVoices } from "./providers/speech/recording-voices.js";
@@ -26,12 +26,15 @@ import type { UsageStore } from "./store/usage-store.js";
 import { FileRecordingStorage } from "./store/recording-files.js";
 import { S3RecordingStorage } from "./store/recording-objects.js";
 import type { ThreadLocks } from "./domain/threads/thread-locks.js";
+import { CallEvents } from "./domain/calls/call-events.js";
+import type { CapabilitiesOf } from "./domain/calls/ports.js";
 import { CallLifecycle } from "./domain/calls/call-lifecycle.js";
 import { CallResults } from "./domain/calls/call-results.js";
 import { CallSupervisor } from "./domain/calls/call-supervisor.js";
 import { CallService } from "./domain/calls/call-service.js";
-import { RetellCalls } from "./domain/calls/retell-calls.js";
-import { TwilioCalls } from "./domain/calls/twilio-calls.js";
+import { RetellCalls } from "./providers/voice/retell/retell-calls.js";
+import { TwilioCalls } from "./providers/voice/twilio/twilio-calls.js";
+import { CallCarriers } from "./domain/calls/call-carriers.js";
 import type { ChatService, LlmFactory } from "./domain/chat/chat-service.js";
 import { EventsService } from "./domain/events/events-service.js";
 import type { Invalidations } from "./domain/cache/invalidation.js";
@@ -92,17 +95,19 @@ export function createVoice(deps: VoiceDeps): Voice {
   const callsStore = new CallsStore(db);
   const vendorStore = new VendorCallsStore(db);
   const events = new EventsService(db, new EventsStore(db), log, deps.config.eventsRetentionHours);
+  // The router is made below, from providers that need the lifecycle; it is asked only once calls run.
+  const capabilities: CapabilitiesOf = (name) => provider.capabilitiesOf(name);
   const jobs = new PgBossCallJobs(db, settings.schedulerPollSeconds, log);
   const lifecycle = new CallLifecycle(
-    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage, vendor: vendorStore },
+    { db, calls: callsStore, conversations: deps.conversations, usage: deps.usage },
     deps.projects,
     events,
     deps.locks,
     jobs,
-    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations },
+    { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations, capabilities },
   );
   const storage = recordingStorage(deps.config);
-  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log);
+  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log, capabilities);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
   // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
   const speechCalls = new SpeechCalls({
@@ -145,7 +150,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   // Derived from the JWT secret like the recording key, so that whichever instance Twilio's stream reaches can check it.
   const mediaKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley twilio media streams").digest();
   const mediaToken = (callId: string) => createHmac("sha256", mediaKey).update(callId).digest("base64url");
-  const provider = new ProviderRouter(
+  const provider: ProviderRouter = new ProviderRouter(
     {
       simulated,
       retell: new RetellVoiceProvider({ timeoutMs: settings.vendorTimeoutMs, log, closeSockets: (callId) => retellSockets.close(callId) }),
@@ -173,13 +178,16 @@ export function createVoice(deps: VoiceDeps): Voice {
     vendor: vendorStore,
     publicBaseUrl,
     log,
+    capabilities,
   });
-  const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, speech: speechCalls, mediaToken, log });
-  const retell = new RetellCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, locks: deps.locks, log, socketGraceMs: settings.vendorSocketGraceMs });
+  const carriers = new CallCarriers({ calls: callsStore, vendor: vendorStore, lifecycle, events: new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks }), service: calls });
+  const twilio = new TwilioCalls({ carriers, speech: speechCalls, mediaToken, log });
+  const retell = new RetellCalls({ carriers, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,
     heartbeatMs: settings.heartbeatMs,
     staleAfterMs: settings.staleAfterMs,
+    recordWaitMs: settings.recordWaitMs,
     log,
     maxCallSeconds: async (call) => (await deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id)).config.voice.max_call_seconds,
   });

@@ -3,7 +3,7 @@ import type { RawData } from "ws";
 import type { CallService } from "../domain/calls/call-service.js";
 import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import { pcmFromBytes } from "../providers/speech/audio.js";
-import type { WebCallClientMessage } from "../providers/voice/types.js";
+import type { WebCallClientMessage } from "../domain/calls/ports.js";
 import { defineSocket, type SocketDefinition } from "./socket.js";
 import { bytesOf, guard, maxFrameBytes } from "./socket-support.js";
 

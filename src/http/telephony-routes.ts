@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
-import type { RetellCalls } from "../domain/calls/retell-calls.js";
-import type { TwilioCalls } from "../domain/calls/twilio-calls.js";
+import type { RetellCalls } from "../providers/voice/retell/retell-calls.js";
+import type { TwilioCalls } from "../providers/voice/twilio/twilio-calls.js";
 import type { LiveSockets } from "../providers/voice/live-sockets.js";
 import { RetellLlmSession } from "../providers/voice/retell/retell-llm-session.js";
 import { TwilioMediaSession } from "../providers/voice/twilio/twilio-media-session.js";

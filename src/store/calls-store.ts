@@ -2,8 +2,8 @@ import type { CallStatus, DisconnectionReason } from "../domain/calls/call-state
 import { jsonParam } from "./db.js";
 import { type Queryable } from "../domain/shared/database.js";
 import { threadEventsChannel } from "../domain/events/events-repository.js";
-import type { CallRecord, NewCall, CallFilters, CallUtterance, CallsRepository } from "../domain/calls/calls-repository.js";
-import { callEndedChannel } from "../domain/calls/calls-repository.js";
+import type { CallRecord, NewCall, CallFilters, CallUtterance, CallsRepository, VendorTimes } from "../domain/calls/calls-repository.js";
+import { callEndedChannel, callEndingChannel } from "../domain/calls/calls-repository.js";
 
 const columns = `c.*, to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key`;
 const live = `('queued', 'ongoing')`;
@@ -85,6 +85,49 @@ export class CallsStore implements CallsRepository {
 
   async setConversation(id: string, conversationId: number, tx: Queryable): Promise<void> {
     await tx.query("UPDATE calls SET conversation_id = $2 WHERE id = $1", [id, conversationId]);
+  }
+
+  async requestEnd(id: string, reason: DisconnectionReason, tx: Queryable): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET ending_reason = coalesce(c.ending_reason, $2), ending_since = coalesce(c.ending_since, clock_timestamp())
+        WHERE c.id = $1 AND c.status = 'ongoing' RETURNING ${columns}`,
+      [id, reason],
+    );
+    if (row) await tx.query(`SELECT pg_notify('${callEndingChannel}', $1)`, [id]);
+    return row;
+  }
+
+  async overdueEnds(seconds: number): Promise<string[]> {
+    const rows = await this.db.query<{ id: string }>(
+      `SELECT id FROM calls WHERE ending_reason IS NOT NULL AND status = 'ongoing' AND ending_since < now() - make_interval(secs => $1::float8) LIMIT 500`,
+      [seconds],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async applyVendorTimes(id: string, times: VendorTimes, tx: Queryable): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET started_at = coalesce($2::timestamptz, c.started_at),
+              ended_at = CASE WHEN c.status IN ('ended', 'error') THEN coalesce($3::timestamptz, c.ended_at) ELSE c.ended_at END,
+              vendor_duration_seconds = coalesce($4::float8, c.vendor_duration_seconds)
+        WHERE c.id = $1 AND c.started_at IS NOT NULL
+          AND (($2::timestamptz IS NOT NULL AND c.started_at IS DISTINCT FROM $2::timestamptz)
+            OR ($3::timestamptz IS NOT NULL AND c.status IN ('ended', 'error') AND c.ended_at IS DISTINCT FROM $3::timestamptz)
+            OR ($4::float8 IS NOT NULL AND c.vendor_duration_seconds IS DISTINCT FROM $4::float8))
+        RETURNING ${columns}`,
+      [id, times.startedAt ?? null, times.endedAt ?? null, times.durationSeconds ?? null],
+    );
+    return row;
+  }
+
+  async bill(id: string, seconds: number, tx: Queryable): Promise<number> {
+    const [row] = await tx.query<{ difference: number }>(
+      `WITH before AS (SELECT billed_seconds FROM calls WHERE id = $1 FOR UPDATE)
+       UPDATE calls c SET billed_seconds = $2::float8 FROM before WHERE c.id = $1
+       RETURNING $2::float8 - coalesce(before.billed_seconds, 0) AS difference`,
+      [id, seconds],
+    );
+    return row?.difference ?? 0;
   }
 
   /**

@@ -63,24 +63,12 @@ const allowed: Record<string, string> = {
   // Issue 22, the calls reshaping: the ports move into the domain (domain/calls/ports.ts), Twilio's and Retell's
   // wire formats and signature checks move out of it into providers/voice/, and the speech pipeline stops naming
   // the lifecycle. Remove each entry as its edge goes.
-  "domain/calls/twilio-calls.ts -> twilio": "calls reshaping",
-  "domain/calls/twilio-calls.ts -> providers/speech/pipeline/transport.ts": "calls reshaping",
-  "domain/calls/twilio-calls.ts -> providers/voice/twilio/twilio-media-session.ts": "calls reshaping",
-  "domain/calls/twilio-calls.ts -> providers/voice/types.ts": "calls reshaping",
-  "domain/calls/retell-calls.ts -> providers/voice/retell/retell-llm-session.ts": "calls reshaping",
-  "domain/calls/retell-calls.ts -> providers/voice/retell/retell-payloads.ts": "calls reshaping",
-  "domain/calls/retell-calls.ts -> providers/voice/retell/retell-signature.ts": "calls reshaping",
-  "domain/calls/retell-calls.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-supervisor.ts -> providers/voice/types.ts": "calls reshaping",
-  "domain/calls/call-lifecycle.ts -> providers/voice/types.ts": "calls reshaping",
   "domain/calls/call-lifecycle.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-views.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-analysis.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-service.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
-  "domain/calls/call-service.ts -> providers/voice/types.ts": "calls reshaping",
   "domain/calls/call-results.ts -> providers/voice/speakers.ts": "calls reshaping",
   "providers/voice/retell/retell-payloads.ts -> domain/calls/call-analysis.ts": "calls reshaping",
-  "providers/speech/pipeline/speech-calls.ts -> domain/calls/call-lifecycle.ts": "calls reshaping",
   // The recording of a call without audio is rendered by the post-call job in the domain; rendering it belongs behind
   // a port that the composition root fills with providers/speech/recording.ts.
   "domain/calls/call-results.ts -> providers/speech/recording.ts": "a recording-renderer port",

@@ -1,12 +1,10 @@
 import type { Logger } from "pino";
-import type { CallEventSink, TranscriptItem } from "../../providers/voice/types.js";
-import type { CallRecord, CallsRepository } from "./calls-repository.js";
+import type { CallEventSink, CallMedia, CapabilitiesOf, TranscriptItem } from "./ports.js";
+import type { CallRecord, CallsRepository, VendorTimes } from "./calls-repository.js";
 import type { Db, Queryable } from "../shared/database.js";
 import type { ConversationsRepository } from "../chat/conversations-repository.js";
 import type { UsageRepository } from "../threads/usage-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
-import type { VendorCallsRepository } from "./vendor-calls-repository.js";
-import { carriedByVendor, resultsFromVendor } from "./vendors.js";
 import { endableStatusesFor, finalStatusOf, type DisconnectionReason } from "./call-states.js";
 import { callSummary } from "./call-views.js";
 import type { EventsService } from "../events/events-service.js";
@@ -15,32 +13,21 @@ import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
 import { hashCredential } from "../access/secrets.js";
-import { roleOfSpeaker } from "../../providers/voice/speakers.js";
+import { roleOfSpeaker, speakerOfRole } from "../../providers/voice/speakers.js";
 
 export interface CallLifecycleStores {
   db: Db;
   calls: CallsRepository;
   conversations: ConversationsRepository;
   usage: UsageRepository;
-  vendor: VendorCallsRepository;
 }
 
-/** What a vendor reports with a call's end: its own end time, transcript and recording. */
+/** What a vendor reports with a call's end: its own end time. */
 export interface VendorEnd {
   endedAt?: Date;
-  transcriptObject?: unknown;
-  recordingUrl?: string | null;
 }
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;
-
-/** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
-export interface CallMedia {
-  transcriptObject: unknown;
-  recordingKey: string;
-  /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
-  endedAt: Date;
-}
 
 /** Stops a call's audio and stores its recording; undefined when this instance does not carry the call's audio. */
 export type MediaFinalizer = (callId: string) => Promise<CallMedia | undefined>;
@@ -55,6 +42,8 @@ export class CallLifecycle implements CallEventSink {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly listeners: FinishedListener[] = [];
+  /** The end in progress of each call on this instance: signals of one call's end are handled one after the other. */
+  private readonly endings = new Map<string, Promise<CallRecord | undefined>>();
 
   constructor(
     private readonly stores: CallLifecycleStores,
@@ -62,7 +51,7 @@ export class CallLifecycle implements CallEventSink {
     private readonly events: EventsService,
     private readonly locks: ThreadLocks,
     private readonly jobs: CallJobs,
-    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations },
+    private readonly options: { owner: string; webCallJoinTimeoutMs: number; log: Logger; invalidations: Invalidations; capabilities: CapabilitiesOf },
   ) {}
 
   private finalizer: MediaFinalizer | undefined;
@@ -79,10 +68,15 @@ export class CallLifecycle implements CallEventSink {
     this.finalizer = finalizer;
   }
 
+  /**
+   * The call connected. A call already connected (its first turn came through the vendor's socket before the vendor's
+   * own report) takes the vendor's start time all the same.
+   */
   async connected(callId: string, startedAt?: Date): Promise<boolean> {
     const call = await this.stores.calls.findById(callId);
+    if (call && call.status !== "queued" && startedAt) await this.applyVendorTimes(callId, { startedAt });
     if (!call || call.status !== "queued") return false;
-    const owner = carriedByVendor(call.provider) ? null : this.options.owner;
+    const owner = this.options.capabilities(call.provider).carries === "vendor" ? null : this.options.owner;
     return this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
@@ -114,6 +108,11 @@ export class CallLifecycle implements CallEventSink {
     this.timers.add(timer);
   }
 
+  /** The call's utterances so far, from the thread's history, in order. */
+  async history(threadId: string, callId: string): Promise<TranscriptItem[]> {
+    return (await this.stores.calls.utterances(threadId, callId)).map((utterance) => ({ role: speakerOfRole(utterance.role), content: utterance.content }));
+  }
+
   /** Stores utterances of an ongoing call in its conversation; false (nothing more stored) once the call is over. */
   async record(callId: string, utterances: TranscriptItem[]): Promise<boolean> {
     for (const utterance of utterances) {
@@ -126,25 +125,66 @@ export class CallLifecycle implements CallEventSink {
   /**
    * Ends a call for `reason` if the state machine allows it from the call's current status; undefined when it does
    * not (already over, or another actor won). `staleSeconds` restricts it to a call whose carrier stopped beating.
+   *
+   * A call becomes `ended` once, with its record complete (decisions.md, Calls), whatever order the signals of its end
+   * come in. When this instance carries the call's audio, the record is taken first (the speech pipeline stops, the
+   * recording is stored) and written in the transition; signals that arrive meanwhile wait for it here, and then
+   * find the call over. When another instance carries it, the end is noted in the database for that instance to
+   * complete (see completeEnding); the call is returned as it waits.
    */
   async finish(callId: string, reason: DisconnectionReason, staleSeconds?: number, vendor?: VendorEnd): Promise<CallRecord | undefined> {
+    const previous = this.endings.get(callId) ?? Promise.resolve(undefined);
+    const ending = previous.catch(() => undefined).then(() => this.end(callId, reason, staleSeconds, vendor));
+    this.endings.set(callId, ending);
+    void ending
+      .finally(() => {
+        if (this.endings.get(callId) === ending) this.endings.delete(callId);
+      })
+      .catch(() => undefined);
+    return ending;
+  }
+
+  /** An end noted by another instance, for a call whose audio this instance carries: it ends the call with its record. */
+  async completeEnding(callId: string): Promise<void> {
     const call = await this.stores.calls.findById(callId);
-    if (!call || !endableStatusesFor(reason).includes(call.status)) return undefined;
+    if (call?.status !== "ongoing" || call.ending_reason === null || call.owner !== this.options.owner) return;
+    await this.finish(callId, call.ending_reason);
+  }
+
+  /** An end whose record the carrying instance did not deliver in time (it is wedged, or lost): the call ends without it. */
+  async finishOverdue(callId: string): Promise<void> {
+    const call = await this.stores.calls.findById(callId);
+    if (call?.status !== "ongoing" || call.ending_reason === null) return;
+    this.options.log.warn({ callId, owner: call.owner }, "a call's record did not arrive in time; the call ends without it");
+    await this.transition(call, call.ending_reason, undefined, undefined, undefined);
+  }
+
+  private async end(callId: string, signalled: DisconnectionReason, staleSeconds?: number, vendor?: VendorEnd): Promise<CallRecord | undefined> {
+    const call = await this.stores.calls.findById(callId);
+    if (!call) return undefined;
+    // The first reason given for an end that waited for its record is the call's.
+    const reason = call.status === "ongoing" && call.ending_reason !== null ? call.ending_reason : signalled;
+    if (!endableStatusesFor(reason).includes(call.status)) return undefined;
+    const carried = call.status === "ongoing" && call.owner !== null && staleSeconds === undefined;
+    if (carried && call.owner !== this.options.owner) {
+      return this.track(this.stores.db.transaction((tx) => this.stores.calls.requestEnd(callId, reason, tx)));
+    }
+    const media = carried ? await this.takeMedia(callId) : undefined;
+    return this.transition(call, reason, staleSeconds, media, vendor);
+  }
+
+  private async transition(call: CallRecord, reason: DisconnectionReason, staleSeconds: number | undefined, media: CallMedia | undefined, vendor: VendorEnd | undefined): Promise<CallRecord | undefined> {
+    const callId = call.id;
     const pricePerMinute = await this.voicePrice(call);
-    const media = call.status === "ongoing" && staleSeconds === undefined ? await this.takeMedia(callId) : undefined;
     const finished = await this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
-          let ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds, media ?? (vendor ? { endedAt: vendor.endedAt } : undefined));
+          const ended = await this.stores.calls.finish(callId, endableStatusesFor(reason), finalStatusOf(reason), reason, tx, staleSeconds, media ?? (vendor ? { endedAt: vendor.endedAt } : undefined));
           if (!ended) return undefined;
-          if (vendor?.transcriptObject !== undefined) {
-            ended = (await this.stores.vendor.saveTranscript(callId, { transcriptObject: vendor.transcriptObject, recordingUrl: vendor.recordingUrl ?? null }, tx)) ?? ended;
-          }
           if (ended.started_at && ended.ended_at) {
             if (ended.conversation_id !== null) await this.stores.calls.endConversation(ended.thread_id, ended.conversation_id, tx);
-            const seconds = (ended.ended_at.getTime() - ended.started_at.getTime()) / 1000;
-            await this.stores.usage.addVoice(ended.thread_id, seconds, pricePerMinute, tx);
-            if (!resultsFromVendor(ended.provider)) await this.jobs.enqueueProcessing(callId, tx);
+            await this.charge(ended, pricePerMinute, tx);
+            if (this.options.capabilities(ended.provider).records !== "vendor") await this.jobs.enqueueProcessing(callId, tx);
           }
           await this.publishUpdate(ended, tx);
           await this.stores.calls.announceEnded(callId, reason, tx);
@@ -155,10 +195,36 @@ export class CallLifecycle implements CallEventSink {
     if (finished) {
       // Before `DELETE /voice/{thread_id}/phone-call` answers: the thread's pages show the conversation's end.
       this.options.invalidations.changed(changeTags.thread(finished.thread_id));
-      if (finished.started_at && !resultsFromVendor(finished.provider)) this.jobs.wakeProcessing();
+      if (finished.started_at && this.options.capabilities(finished.provider).records !== "vendor") this.jobs.wakeProcessing();
       for (const listener of this.listeners) listener(callId, reason);
     }
     return finished;
+  }
+
+  /**
+   * A vendor's own times replace what Parley observed, whenever they arrive (decisions.md, Calls): the call's start
+   * and end, and its length for usage. A call already over is charged the difference.
+   */
+  async applyVendorTimes(callId: string, times: VendorTimes): Promise<void> {
+    const call = await this.stores.calls.findById(callId);
+    if (!call) return;
+    const pricePerMinute = await this.voicePrice(call);
+    await this.track(
+      this.stores.db.transaction(async (tx) => {
+        const updated = await this.stores.calls.applyVendorTimes(callId, times, tx);
+        if (!updated) return;
+        if (updated.ended_at && updated.billed_seconds !== null) await this.charge(updated, pricePerMinute, tx);
+        await this.publishUpdate(updated, tx);
+      }),
+    );
+  }
+
+  /** The call's voice usage: its vendor's length when it gave one, else from its start to its end. */
+  private async charge(call: CallRecord, pricePerMinute: number, tx: Queryable): Promise<void> {
+    if (!call.started_at || !call.ended_at) return;
+    const seconds = call.vendor_duration_seconds ?? Math.max(0, call.ended_at.getTime() - call.started_at.getTime()) / 1000;
+    const difference = await this.stores.calls.bill(call.id, seconds, tx);
+    if (difference !== 0) await this.stores.usage.addVoice(call.thread_id, difference, pricePerMinute, tx);
   }
 
   /** Shutdown: the calls this instance carries cannot outlive it, so they end now rather than when found stale. */

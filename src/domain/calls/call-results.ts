@@ -7,6 +7,7 @@ import type { LlmFactory } from "../chat/chat-service.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import { recordingKey, type RecordingStorage } from "./recordings.js";
 import { speakerOfRole } from "../../providers/voice/speakers.js";
+import type { CapabilitiesOf } from "./ports.js";
 
 /**
  * What an ended call leaves behind, produced off the reply path by a durable job: the recording (the utterances
@@ -24,6 +25,7 @@ export class CallResults {
     private readonly speech: () => Promise<RecordingVoices>,
     private readonly llm: LlmFactory,
     private readonly log: Logger,
+    private readonly capabilities: CapabilitiesOf,
   ) {}
 
   /** Idempotent: a call already processed, or never connected, is left as it is. Returns the updated call. */
@@ -43,8 +45,8 @@ export class CallResults {
     }
     let transcriptObject: TranscriptEntry[] = utterances.map((utterance) => ({ role: utterance.role, content: utterance.content, words: [] }));
     let key: string | null = null;
-    if (call.provider === "twilio") {
-      // The recording is the call's real audio, which its media stream stored; word timings would need speech recognition.
+    if (this.capabilities(call.provider).records === "live") {
+      // The recording is the call's real audio, which its speech pipeline stored; a real caller's voice is not made up.
       key = (await this.storage.size(recordingKey(call.id))) !== undefined ? recordingKey(call.id) : null;
     } else if (utterances.length > 0) {
       try {

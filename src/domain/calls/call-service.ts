@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
 import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
-import type { PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../providers/voice/types.js";
+import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
-import { carriedByVendor, needsPublicAddress } from "./vendors.js";
 import type { Db } from "../shared/database.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
@@ -58,6 +57,7 @@ export interface CallServiceDeps {
   /** `PUBLIC_BASE_URL`: where vendors reach this service; a vendor provider cannot work without it. */
   publicBaseUrl: string | undefined;
   log: Logger;
+  capabilities: CapabilitiesOf;
 }
 
 /** Ends that Parley decides, which a vendor carrying the call must be told of; other ends come from the vendor. */
@@ -109,7 +109,7 @@ export class CallService {
           toNumber,
           voiceProviderAccountId: line.accountId,
           scheduledFor,
-          owner: scheduledFor || carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
+          owner: scheduledFor || this.carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
         },
         tx,
       );
@@ -153,7 +153,7 @@ export class CallService {
           toNumber: null,
           voiceProviderAccountId: accountId ?? null,
           scheduledFor: null,
-          owner: carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
+          owner: this.carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
         },
         tx,
       );
@@ -169,7 +169,7 @@ export class CallService {
   async authorizeJoin(callId: string, token: string): Promise<ProviderCall> {
     const call = await this.deps.calls.findById(callId);
     // A vendor's web call is joined at the vendor, with the vendor's token: never here.
-    if (!call || call.call_type !== "web_call" || carriedByVendor(call.provider)) throw new NotFoundError("Call not found");
+    if (!call || call.call_type !== "web_call" || this.deps.capabilities(call.provider).webCalls === "vendor") throw new NotFoundError("Call not found");
     const valid =
       call.status === "queued" &&
       call.access_token_hash !== null &&
@@ -218,7 +218,7 @@ export class CallService {
   private async startScheduled(callId: string): Promise<void> {
     const scheduled = await this.deps.calls.findById(callId);
     if (!scheduled) return;
-    const owner = carriedByVendor(scheduled.provider) ? null : this.deps.owner;
+    const owner = this.carriedByVendor(scheduled.provider) ? null : this.deps.owner;
     const call = await this.deps.db.transaction(async (tx) => {
       const promoted = await this.deps.calls.promote(callId, owner, tx);
       if (promoted) await this.deps.lifecycle.publishUpdate(promoted, tx);
@@ -272,10 +272,15 @@ export class CallService {
     }
   }
 
+  /** A call the vendor carries has no owner here: no instance of Parley holds its live part. */
+  private carriedByVendor(provider: string): boolean {
+    return this.deps.capabilities(provider).carries === "vendor";
+  }
+
   /** A vendor reaches Parley at `PUBLIC_BASE_URL`; without it, its webhooks and sockets could never arrive. */
   private requirePublicAddress(resolved: ResolvedProject, projectId: string): void {
     const provider = resolved.config.voice.provider;
-    if (needsPublicAddress(provider) && !this.deps.publicBaseUrl) {
+    if (this.deps.capabilities(provider).callsBack && !this.deps.publicBaseUrl) {
       throw valueError(
         ["body", "project_id"],
         `the project's voice provider (${provider}) reaches this server at PUBLIC_BASE_URL, which is not set: set it to the public https address of this server`,
@@ -288,7 +293,7 @@ export class CallService {
    * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
    * utterances of the transcript the provider will feed it are in the thread's history already.
    */
-  async agentFor(call: CallRecord, recorded = 0): Promise<ProviderCall> {
+  async agentFor(call: CarrierCall, recorded = 0): Promise<ProviderCall> {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -306,7 +311,7 @@ export class CallService {
   }
 
   /** The project version a call was created with: its settings and credentials. */
-  resolveVersion(call: CallRecord): Promise<ResolvedProject> {
+  resolveVersion(call: CarrierCall): Promise<ResolvedProject> {
     return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }

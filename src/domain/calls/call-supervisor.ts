@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { VoiceProvider } from "../../providers/voice/types.js";
-import { callEndedChannel, type CallRecord, type CallsRepository } from "./calls-repository.js";
+import type { VoiceProvider } from "./ports.js";
+import { callEndedChannel, callEndingChannel, type CallRecord, type CallsRepository } from "./calls-repository.js";
 import type { Db } from "../shared/database.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
@@ -9,6 +9,7 @@ export interface CallSupervisorOptions {
   owner: string;
   heartbeatMs: number;
   staleAfterMs: number;
+  recordWaitMs: number;
   log: Logger;
   /** The call's `voice.max_call_seconds`, from the configuration version it was created with. */
   maxCallSeconds(call: CallRecord): Promise<number>;
@@ -25,13 +26,16 @@ function isReason(value: string): value is DisconnectionReason {
  * instance, also one that ran on PGlite before a restart) ends as `error_instance_lost`, and a web call whose client
  * missed its join deadline as `error_user_not_joined`. The sweep's transitions are conditional like all others, so
  * several instances sweeping at once end each call once. It also hangs up, on this instance, the calls that other
- * instances ended (a DELETE served elsewhere), and it holds the one timer of a call's maximum length.
+ * instances ended (a DELETE served elsewhere), and it holds the one timer of a call's maximum length. It ends with
+ * their record the calls it carries whose end another instance was told of (a vendor's callback served elsewhere), or
+ * without it those whose carrier did not deliver it in time.
  */
 export class CallSupervisor {
   private timer: NodeJS.Timeout | undefined;
   private beat: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly lengthLimits = new Map<string, NodeJS.Timeout>();
+  private unlistenEnding: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -67,6 +71,9 @@ export class CallSupervisor {
       const [callId = "", reason = ""] = payload.split(" ");
       if (isReason(reason)) void this.provider.endCall(callId, reason).catch(() => undefined);
     });
+    this.unlistenEnding = await this.db.listen(callEndingChannel, (callId) => {
+      this.lifecycle.completeEnding(callId).catch((error: unknown) => this.options.log.warn({ err: error, callId }, "ending a call with its record failed"));
+    });
     await this.tick();
     this.timer = setInterval(() => {
       this.beat ??= this.tick().finally(() => {
@@ -82,6 +89,7 @@ export class CallSupervisor {
     this.lengthLimits.clear();
     await this.beat;
     await this.unlisten?.();
+    await this.unlistenEnding?.();
   }
 
   private async tick(): Promise<void> {
@@ -91,6 +99,7 @@ export class CallSupervisor {
       const { stale, notJoined } = await this.calls.abandoned(staleSeconds);
       for (const callId of notJoined) await this.lifecycle.finish(callId, "error_user_not_joined");
       for (const callId of stale) await this.lifecycle.finish(callId, "error_instance_lost", staleSeconds);
+      for (const callId of await this.calls.overdueEnds(this.options.recordWaitMs / 1000)) await this.lifecycle.finishOverdue(callId);
     } catch (error) {
       this.options.log.warn({ err: error }, "the call supervisor's beat failed");
     }

@@ -31,6 +31,13 @@ export interface CallRecord {
   provider_call_id: string | null;
   /** A recording kept by the vendor, for calls whose recording is not Parley's own file. */
   vendor_recording_url: string | null;
+  /** Why the call is ending, while the instance carrying its audio stores its record (see CallLifecycle.finish). */
+  ending_reason: DisconnectionReason | null;
+  ending_since: Date | null;
+  /** The call's length as its vendor counts it (Twilio's CallDuration), which its voice usage follows. */
+  vendor_duration_seconds: number | null;
+  /** The seconds of voice usage charged for the call so far. */
+  billed_seconds: number | null;
   created_at: Date;
   /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
   created_key: string;
@@ -74,6 +81,16 @@ export interface CallUtterance {
 /** Channel on which a finished call is announced as `<call id> <reason>`. */
 export const callEndedChannel = "parley_call_ended";
 
+/** Channel on which an end that waits for the call's record is announced as `<call id>`, for the instance carrying it. */
+export const callEndingChannel = "parley_call_ending";
+
+/** A vendor's own times for a call, which replace what Parley observed whenever they arrive. */
+export interface VendorTimes {
+  startedAt?: Date;
+  endedAt?: Date;
+  durationSeconds?: number;
+}
+
 /** Calls and their transitions. Every transition is conditional on the current status; see domain/call-states.ts. */
 export interface CallsRepository {
   /** Inserts a call; undefined when the thread already has an active phone call (the partial unique index). */
@@ -90,6 +107,20 @@ export interface CallsRepository {
    */
   connect(id: string, owner: string | null, tx: Queryable, startedAt?: Date): Promise<CallRecord | undefined>;
   setConversation(id: string, conversationId: number, tx: Queryable): Promise<void>;
+  /**
+   * Notes that an ongoing call is to end, for the first reason given, and tells the instance carrying its audio (on
+   * `callEndingChannel`, when the transaction commits); undefined when the call is not ongoing.
+   */
+  requestEnd(id: string, reason: DisconnectionReason, tx: Queryable): Promise<CallRecord | undefined>;
+  /** Ongoing calls whose end has waited for their record longer than `seconds`. */
+  overdueEnds(seconds: number): Promise<string[]>;
+  /**
+   * Applies a vendor's times: its start and length to a call that has started, its end to one that is over.
+   * Undefined when nothing changed.
+   */
+  applyVendorTimes(id: string, times: VendorTimes, tx: Queryable): Promise<CallRecord | undefined>;
+  /** Records that the call's voice usage is `seconds`; returns the difference from what was charged before. */
+  bill(id: string, seconds: number, tx: Queryable): Promise<number>;
   /**
    * Ends a call that is in one of `from`. A call whose instance was lost ends at its last heartbeat, the last moment
    * it was known to run; `staleSeconds` then also requires the heartbeat to still be that old, so that an owner that

@@ -14,6 +14,11 @@ export interface VoiceSettings {
   vendorTimeoutMs: number;
   /** How long a vendor socket naming a call not yet bound waits for it (the vendor's answer may still be on its way). */
   vendorSocketGraceMs: number;
+  /**
+   * How long an ended call waits for the record of the instance carrying its audio (its recording and timed
+   * transcript) before it ends without one: that instance is wedged, or lost between two heartbeats.
+   */
+  recordWaitMs: number;
   /** `audio`: every call runs through the speech pipeline; `text`: simulated and web calls go as text (fast tests), telephony still carries audio. */
   speechMode: "audio" | "text";
   /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */

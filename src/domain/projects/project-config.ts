@@ -170,7 +170,8 @@ export interface ProjectConfig {
   };
 }
 
-export type VoiceProviderName = "simulated" | "twilio" | "retell";
+export const voiceProviderNames = ["simulated", "twilio", "retell"] as const;
+export type VoiceProviderName = (typeof voiceProviderNames)[number];
 
 /** Speech engines of a project's calls (see docs/voice.md); API keys are kept apart with the other secrets. */
 export interface SpeechConfig {

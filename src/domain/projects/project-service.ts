@@ -3,7 +3,7 @@ import type { ConfigVersionRecord, ProjectRecord, ProjectsRepository } from "./p
 import { ConflictError, NotFoundError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
 import { checkJsonSchema } from "../shared/json-schema.js";
-import { checkSimulationCriteria, FLITE_VOICES, simulationSettingsOf, splitSecrets, toolsOf, withDefaults, withSpeechDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets } from "./project-config.js";
+import { checkSimulationCriteria, FLITE_VOICES, simulationSettingsOf, splitSecrets, toolsOf, withDefaults, withSpeechDefaults, withVoiceVendorDefaults, type ProjectConfig, type ProjectConfigInput, type ProjectSecrets, type VoiceProviderName } from "./project-config.js";
 import type { SecretBox } from "../access/secrets.js";
 import { ESPEAK_VOICE_PATTERN } from "./speech-voices.js";
 
@@ -207,15 +207,23 @@ function publicView(config: ProjectConfig, secrets: ProjectSecrets): ProjectView
   };
 }
 
-/** A vendor chosen as the voice provider needs its account settings, or no call could ever be placed. */
+/** The account settings each voice provider needs, or no call could ever be placed through it. */
+const requiredVoiceSettings: Record<VoiceProviderName, { path: [string, string]; isSet: (config: ProjectConfig, secrets: ProjectSecrets) => boolean }[]> = {
+  simulated: [],
+  twilio: [
+    { path: ["twilio", "account_sid"], isSet: (config) => Boolean(config.voice.twilio.account_sid) },
+    { path: ["twilio", "auth_token"], isSet: (_config, secrets) => Boolean(secrets.twilioAuthToken) },
+  ],
+  retell: [
+    { path: ["retell", "agent_id"], isSet: (config) => Boolean(config.voice.retell.agent_id) },
+    { path: ["retell", "api_key"], isSet: (_config, secrets) => Boolean(secrets.retellApiKey) },
+  ],
+};
+
+/** A vendor chosen as the voice provider needs its account settings. */
 function checkVoiceVendor(config: ProjectConfig, secrets: ProjectSecrets): void {
-  const at = (...path: string[]) => ["body", "config", "voice", ...path];
-  if (config.voice.provider === "twilio") {
-    if (!config.voice.twilio.account_sid) throw valueError(at("twilio", "account_sid"), "required when voice.provider is twilio", null);
-    if (!secrets.twilioAuthToken) throw valueError(at("twilio", "auth_token"), "required when voice.provider is twilio", null);
-  }
-  if (config.voice.provider === "retell") {
-    if (!config.voice.retell.agent_id) throw valueError(at("retell", "agent_id"), "required when voice.provider is retell", null);
-    if (!secrets.retellApiKey) throw valueError(at("retell", "api_key"), "required when voice.provider is retell", null);
+  const provider = config.voice.provider;
+  for (const setting of requiredVoiceSettings[provider]) {
+    if (!setting.isSet(config, secrets)) throw valueError(["body", "config", "voice", ...setting.path], `required when voice.provider is ${provider}`, null);
   }
 }

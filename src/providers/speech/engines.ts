@@ -8,13 +8,9 @@ import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx/pocketsphinx-
 import type { SpeechToText } from "./stt.js";
 import type { TextToSpeech } from "./tts.js";
 import { WebRtcVad } from "./webrtc/webrtc-vad.js";
+import type { SpeechKeys } from "../../domain/calls/ports.js";
 
 const defaultSpeech = withDefaults({}).speech;
-
-export interface SpeechKeys {
-  sttApiKey?: string;
-  ttsApiKey?: string;
-}
 
 export interface EngineStatus {
   engine: string;

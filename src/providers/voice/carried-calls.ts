@@ -4,7 +4,7 @@ import { ProviderError } from "../llm/types.js";
 import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
 import { isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
 import type { AudioTransport } from "../speech/pipeline/transport.js";
-import type { CallEventSink, ProviderCall, TranscriptItem, WebCallClient } from "./types.js";
+import type { CallEventSink, ProviderCall, TranscriptItem, WebCallClient } from "../../domain/calls/ports.js";
 
 /** A call whose live part runs in this process: what stops it, and the web client's socket once one joined. */
 export interface Carried {

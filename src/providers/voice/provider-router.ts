@@ -1,36 +1,35 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import type { VoiceProviderName } from "../../domain/projects/project-config.js";
-import type {
-  PhoneCallRequest,
-  PlacedCall,
-  ProviderCall,
-  RemoteCall,
-  VoiceProvider,
-  WebCallClient,
-  WebCallConnection,
-  WebCallHost,
-} from "./types.js";
+import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../domain/calls/ports.js";
+import { voiceProviderNames, type VoiceProviderName } from "../../domain/projects/project-config.js";
 
 /**
  * Every voice provider of the instance behind one VoiceProvider: a call goes to the provider of the project version
- * it was created with. Web-call media hosted by Parley itself is the simulated provider's alone; Twilio carries
- * phone lines only, so a Twilio project's web calls are hosted by Parley as well.
+ * it was created with. A provider whose web calls Parley hosts (its capabilities say so) has them created by the
+ * host, Parley's own call socket.
  */
 export class ProviderRouter implements VoiceProvider, WebCallHost {
   readonly name = "router";
+  /** The router itself carries nothing; ask `capabilitiesOf` for a provider's. */
+  readonly capabilities: VoiceCapabilities = { carries: "parley", records: "rendered", webCalls: "parley", transfers: false, callsBack: false };
 
   constructor(
     private readonly providers: Record<VoiceProviderName, VoiceProvider>,
-    private readonly host: WebCallHost,
+    private readonly host: WebCallHost & VoiceProvider,
   ) {}
+
+  /** A provider's capabilities by the name a call or project version records; an unknown name has the host's. */
+  capabilitiesOf(name: string): VoiceCapabilities {
+    const provider = voiceProviderNames.find((candidate) => candidate === name);
+    return provider ? this.providers[provider].capabilities : this.host.capabilities;
+  }
 
   createPhoneCall(request: PhoneCallRequest): Promise<PlacedCall | void> {
     return this.providers[request.config.voice.provider].createPhoneCall(request);
   }
 
   createWebCall(request: ProviderCall): Promise<PlacedCall | void> {
-    const provider = request.config.voice.provider === "twilio" ? "simulated" : request.config.voice.provider;
-    return this.providers[provider].createWebCall(request);
+    const provider = this.providers[request.config.voice.provider];
+    return provider.capabilities.webCalls === "parley" ? this.host.createWebCall(request) : provider.createWebCall(request);
   }
 
   async hangUp(call: RemoteCall): Promise<void> {

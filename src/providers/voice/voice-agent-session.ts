@@ -1,5 +1,5 @@
 import type { LlmProvider, PromptMessage } from "../llm/types.js";
-import type { TranscriptItem, VoiceAgent } from "./types.js";
+import type { TranscriptItem, VoiceAgent } from "../../domain/calls/ports.js";
 import { roleOfSpeaker } from "./speakers.js";
 
 export interface VoiceAgentSessionOptions {

@@ -9,7 +9,7 @@ import { VoicePipeline } from "../../../src/providers/speech/pipeline/voice-pipe
 import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { defaultTurnOptions } from "../../../src/providers/speech/pipeline/turn-detector.js";
 import { WebRtcVad } from "../../../src/providers/speech/webrtc/webrtc-vad.js";
-import type { TranscriptItem, VoiceAgent } from "../../../src/providers/voice/types.js";
+import type { TranscriptItem, VoiceAgent } from "../../../src/domain/calls/ports.js";
 import { concatSamples, espeakCli, silence } from "../../support/speech-audio.js";
 
 const longReply = "We are open from nine to five on weekdays. On Saturdays we open at ten and close at two. On Sundays and public holidays the office stays closed all day.";

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { acmeAgent } from "../../support/fixtures.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../../support/fake-llm-servers.js";
+import { pollUntil } from "../../support/polling.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { RetellLlmClient, signedWebhook, startFakeRetell, type FakeRetell } from "./fake-retell.js";
 import { forEachDatabase, type Harness } from "../../support/harness.js";
@@ -404,5 +405,78 @@ forEachDatabase("Retell voice provider", (harness: () => Harness) => {
     assert.equal(call.status, "error");
     assert.equal(call.disconnection_reason, "dial_busy");
     assert.equal(call.duration_ms, null);
+  });
+
+  /** A call the caller has spoken in over the Custom LLM socket, before or without Retell's call_started. */
+  async function answeredCall() {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, retellId } = await placeCall(h, apiKey, threadId, projectId);
+    const llm = await RetellLlmClient.connect(h.wsBase, retellId);
+    llm.send({ interaction_type: "response_required", response_id: 1, transcript: [{ role: "user", content: "What are your opening hours?" }] });
+    await llm.response(1);
+    return { h, apiKey, threadId, callId, retellId, llm };
+  }
+
+  function callEnded(retellId: string, callId: string, start: number, end: number) {
+    return {
+      call_id: retellId,
+      call_status: "ended",
+      start_timestamp: start,
+      end_timestamp: end,
+      disconnection_reason: "user_hangup",
+      recording_url: "https://retell-recordings.example/hung-up.wav",
+      metadata: { parley_call_id: callId },
+      transcript_object: [
+        { role: "user", content: "What are your opening hours?", words: [{ word: "What", start: 0.4, end: 0.6 }] },
+        { role: "agent", content: "We are open from 9 to 5 on weekdays.", words: [{ word: "We", start: 2.1, end: 2.2 }] },
+      ],
+    };
+  }
+
+  test("Retell's call_ended and its socket closing, in either order, end the call once with Retell's whole record", async () => {
+    for (const socketFirst of [true, false]) {
+      const { h, apiKey, callId, retellId, llm } = await answeredCall();
+      const start = Date.now() - 3_000;
+      if (socketFirst) llm.close();
+      const ended = webhook(h, "call_ended", callEnded(retellId, callId, start, start + 4_000));
+      if (!socketFirst) llm.close();
+      const read = async () => (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+      const call = await pollUntil(read, (detail) => detail.status !== "queued" && detail.status !== "ongoing", { what: "the call to end", intervalMs: 5 });
+      assert.equal((await ended).status, 204);
+      assert.equal(call.status, "ended");
+      assert.equal(call.recording_url, "https://retell-recordings.example/hung-up.wav", `socket first: ${socketFirst}`);
+      assert.ok(call.transcript_object?.some((entry) => entry.words.length > 0), JSON.stringify(call.transcript_object));
+      assert.equal(call.duration_ms, 4_000);
+    }
+  });
+
+  test("Retell's start time replaces Parley's when the caller spoke before call_started arrived, and usage follows it", async () => {
+    const start = Date.now() - 2_000;
+    const { h, apiKey, threadId, callId, retellId } = await answeredCall();
+    const early = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
+    assert.ok(early.start_timestamp! * 1000 >= start + 1_000, "the socket's turn started the call at Parley's clock");
+    assert.equal((await webhook(h, "call_started", { call_id: retellId, call_status: "ongoing", start_timestamp: start, metadata: { parley_call_id: callId } })).status, 204);
+    const started = await waitForCall(h.request, apiKey, callId, (detail) => detail.start_timestamp === Math.floor(start / 1000));
+    assert.equal(started.status, "ongoing");
+    assert.equal((await webhook(h, "call_ended", callEnded(retellId, callId, start, start + 6_000))).status, 204);
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended");
+    assert.equal(call.start_timestamp, Math.floor(start / 1000));
+    assert.equal(call.duration_ms, 6_000);
+    const thread = (await h.request({ method: "GET", url: `/threads/${threadId}`, headers: { authorization: apiKey } })).json<{ usage: { voice_minutes: number; voice_cost: number } }>();
+    assert.equal(thread.usage.voice_minutes, 0.1);
+    assert.equal(thread.usage.voice_cost, 0.006);
+  });
+
+  test("Retell's times replace Parley's also when they arrive after Parley ended the call, and usage follows them", async () => {
+    const start = Date.now() - 2_000;
+    const { h, apiKey, threadId, callId, retellId } = await answeredCall();
+    assert.equal((await h.request({ method: "DELETE", url: `/voice/${threadId}/phone-call`, headers: { authorization: apiKey } })).status, 200);
+    await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended");
+    assert.equal((await webhook(h, "call_ended", { ...callEnded(retellId, callId, start, start + 9_000), disconnection_reason: "manual_stopped" })).status, 204);
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.recording_url !== null);
+    assert.equal(call.start_timestamp, Math.floor(start / 1000));
+    assert.equal(call.duration_ms, 9_000);
+    const thread = (await h.request({ method: "GET", url: `/threads/${threadId}`, headers: { authorization: apiKey } })).json<{ usage: { voice_minutes: number } }>();
+    assert.equal(thread.usage.voice_minutes, 0.15);
   });
 }, telephonySuite());

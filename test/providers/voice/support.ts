@@ -8,7 +8,7 @@ export const publicBaseUrl = "https://parley.example.test";
 export function telephonySuite(env: Record<string, string> = {}): HarnessOptions {
   return {
     env: { PUBLIC_BASE_URL: publicBaseUrl, ...env },
-    voice: { ...testVoiceSettings, vendorTimeoutMs: 1500, vendorSocketGraceMs: 1000 },
+    voice: { ...testVoiceSettings, vendorTimeoutMs: 1500, vendorSocketGraceMs: 1000, recordWaitMs: 5000 },
     listen: true,
   };
 }

@@ -3,12 +3,12 @@ import { after, before, test } from "node:test";
 import { resample } from "../../../src/providers/speech/audio.js";
 import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { decodeWav } from "../../../src/providers/speech/audio.js";
-import { eventually } from "../../support/polling.js";
+import { eventually, pollUntil } from "../../support/polling.js";
 import { wordsOf } from "../../support/speech-audio.js";
 import { acmeAgent } from "../../support/fixtures.js";
 import { accountId, sleep, TestSocket, waitForCall, type CallDetail } from "../../voice-calls/support.js";
 import { espeakMulaw, sid, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
-import { forEachDatabase, type Harness } from "../../support/harness.js";
+import { forEachDatabase, injector, type Harness } from "../../support/harness.js";
 import { publicBaseUrl, telephonySuite } from "./support.js";
 
 const accountSid = `AC${"1f".repeat(16)}`;
@@ -58,9 +58,9 @@ forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
     return { callId, form: created.form, callSid: callSid[0]!.provider_call_id, stream: streamOf(created.form.get("Twiml") ?? "") };
   }
 
-  async function status(h: Harness, callId: string, callSid: string, callStatus: string, token = authToken, url?: string) {
+  async function status(h: Harness, callId: string, callSid: string, callStatus: string, token = authToken, url?: string, extra: Record<string, string> = {}) {
     const callbackUrl = `${publicBaseUrl}/voice/twilio/status/${callId}`;
-    const { body, signature } = signedStatus(token, url ?? callbackUrl, { AccountSid: accountSid, CallSid: callSid, CallStatus: callStatus, ApiVersion: "2010-04-01", Direction: "outbound-api" });
+    const { body, signature } = signedStatus(token, url ?? callbackUrl, { AccountSid: accountSid, CallSid: callSid, CallStatus: callStatus, ApiVersion: "2010-04-01", Direction: "outbound-api", ...extra });
     return h.request({ method: "POST", url: `/voice/twilio/status/${callId}`, headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, payload: body });
   }
 
@@ -68,8 +68,110 @@ forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
     return url.replace(publicBaseUrl.replace(/^https/, "wss"), h.wsBase);
   }
 
+  /** An answered call whose caller has said something the recognizer heard, its media stream still running. */
+  async function talkingCall() {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    assert.equal((await status(h, callId, callSid, "in-progress")).status, 204);
+    const media = await TwilioStream.open(localStream(h, stream.url));
+    media.start(accountSid, callSid, stream.token);
+    media.startLine();
+    await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
+    for (let attempt = 0; ; attempt++) {
+      await media.say(speech);
+      const heard = await waitForCall(h.request, apiKey, callId, (detail) => (detail.transcript ?? "").includes("User:"), 20_000).catch(() => undefined);
+      if (heard) break;
+      assert.ok(attempt < 2, "the recognizer heard nothing of the caller in three tries");
+    }
+    return { h, apiKey, threadId, callId, callSid, media };
+  }
+
+  async function voiceMinutes(h: Harness, apiKey: string, threadId: string): Promise<number> {
+    return (await h.request({ method: "GET", url: `/threads/${threadId}`, headers: { authorization: apiKey } })).json<{ usage: { voice_minutes: number } }>().usage.voice_minutes;
+  }
+
+  /** Reads the call as fast as a client could until it is over: the first read that shows it ended. */
+  function firstEndedRead(request: Harness["request"], apiKey: string, callId: string): Promise<CallDetail> {
+    const read = async () => (await request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    return pollUntil(read, (detail) => detail.status !== "queued" && detail.status !== "ongoing", { what: `call ${callId} to end`, timeoutMs: 30_000, intervalMs: 5 });
+  }
+
+  /** decisions.md (Calls): the read that shows `ended` shows the whole record, and the call lasts as long as its recording. */
+  async function assertCompleteRecord(h: Harness, call: CallDetail): Promise<void> {
+    assert.equal(call.status, "ended", JSON.stringify(call));
+    assert.equal(call.disconnection_reason, "user_hangup");
+    assert.ok(call.recording_url, `the recording is there as the call shows ended: ${JSON.stringify(call)}`);
+    assert.ok(call.transcript_object?.some((entry) => entry.role === "user" && entry.words.length > 0), `the timed transcript is there as the call shows ended: ${JSON.stringify(call.transcript_object)}`);
+    assert.ok(call.transcript?.includes("User:"));
+    const url = new URL(call.recording_url);
+    const wav = await h.app.server.inject({ method: "GET", url: url.pathname + url.search });
+    assert.equal(wav.statusCode, 200);
+    const audio = decodeWav(wav.rawPayload);
+    const recordedMs = (audio.samples.length * 1000) / audio.sampleRate;
+    assert.ok(Math.abs(recordedMs - (call.duration_ms ?? 0)) <= 250, `the recording (${recordedMs} ms) lasts as long as the call (${call.duration_ms} ms)`);
+  }
+
+  test("a hang-up whose stream stop comes before the completed callback ends the call once, with its whole record", async () => {
+    const { h, apiKey, threadId, callId, callSid, media } = await talkingCall();
+    // Twilio sends both at once; the stop is first on the wire.
+    media.stop(accountSid, callSid);
+    const completed = status(h, callId, callSid, "completed", authToken, undefined, { CallDuration: "5" });
+    const call = await firstEndedRead(h.request, apiKey, callId);
+    assert.equal((await completed).status, 204);
+    await assertCompleteRecord(h, call);
+    assert.equal(await voiceMinutes(h, apiKey, threadId), Math.round((5 / 60) * 1e6) / 1e6, "usage follows Twilio's CallDuration, also when it comes after the end");
+  });
+
+  test("a hang-up whose completed callback comes before the stream stop ends the call once, with its whole record", async () => {
+    const { h, apiKey, threadId, callId, callSid, media } = await talkingCall();
+    const completed = status(h, callId, callSid, "completed", authToken, undefined, { CallDuration: "7" });
+    const ended = firstEndedRead(h.request, apiKey, callId);
+    assert.equal((await completed).status, 204);
+    media.stop(accountSid, callSid);
+    await assertCompleteRecord(h, await ended);
+    assert.equal(await voiceMinutes(h, apiKey, threadId), Math.round((7 / 60) * 1e6) / 1e6, "usage follows Twilio's CallDuration");
+  });
+
+  test("a media stream that drops without a stop, with the completed callback at once, ends the call once, with its whole record", async () => {
+    const { h, apiKey, callId, callSid, media } = await talkingCall();
+    media.close();
+    const completed = status(h, callId, callSid, "completed");
+    const call = await firstEndedRead(h.request, apiKey, callId);
+    assert.equal((await completed).status, 204);
+    await assertCompleteRecord(h, call);
+  });
+
+  test("a completed callback that reaches another instance than the media stream's ends the call once, with its whole record", async () => {
+    const { h, apiKey, callId, callSid, media } = await talkingCall();
+    const second = injector(await h.startApp({ ownPool: true }));
+    const callbackUrl = `${publicBaseUrl}/voice/twilio/status/${callId}`;
+    const { body, signature } = signedStatus(authToken, callbackUrl, { AccountSid: accountSid, CallSid: callSid, CallStatus: "completed", ApiVersion: "2010-04-01", Direction: "outbound-api" });
+    const completed = second({ method: "POST", url: `/voice/twilio/status/${callId}`, headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature }, payload: body });
+    const call = await firstEndedRead(second, apiKey, callId);
+    assert.equal((await completed).status, 204);
+    await assertCompleteRecord(h, call);
+    assert.equal((await media.waitClosed()).code, 1000, "the instance holding the stream lets it go");
+  });
 
 
+
+
+  test("an end whose record the carrying instance never delivers is waited for no longer than CALL_RECORD_WAIT_MS", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp();
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    const media = await TwilioStream.open(localStream(h, stream.url));
+    media.start(accountSid, callSid, stream.token);
+    await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ongoing");
+    // As if another instance carried the call's audio and were wedged: nobody answers for the record.
+    await h.app.db.query("UPDATE calls SET owner = 'a-wedged-instance' WHERE id = $1", [callId]);
+    assert.equal((await status(h, callId, callSid, "completed")).status, 204);
+    const waiting = (await h.request({ method: "GET", url: `/calls/${callId}`, headers: { authorization: apiKey } })).json<CallDetail>();
+    assert.equal(waiting.status, "ongoing", "the end waits for the record");
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status !== "ongoing", 30_000);
+    assert.equal(call.status, "ended");
+    assert.equal(call.disconnection_reason, "user_hangup");
+    media.close();
+  });
 
   test("a whole call: the REST form, signed status callbacks, the question heard on μ-law, the answer spoken back, and Parley's recording of both sides", async () => {
     const { h, apiKey, projectId, threadId } = await setUp();

@@ -1,8 +1,7 @@
 import type { Logger } from "pino";
-import type { CallMedia } from "../../../domain/calls/call-lifecycle.js";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
 import { ProviderError } from "../../llm/types.js";
-import type { ProviderCall } from "../../voice/types.js";
+import type { CallMedia, ProviderCall } from "../../../domain/calls/ports.js";
 import type { SpeechEngines } from "../engines.js";
 import { SpeechUnavailableError } from "../errors.js";
 import type { VoiceActivityDetector } from "../vad.js";

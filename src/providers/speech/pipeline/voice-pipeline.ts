@@ -4,7 +4,7 @@ import { isStreaming, type RecognitionStream, type SpeechToText } from "../stt.j
 import type { TextToSpeech } from "../tts.js";
 import type { VoiceActivityDetector } from "../vad.js";
 import { TurnDetector, type TurnDetectorOptions } from "./turn-detector.js";
-import type { TranscriptItem, VoiceAgent } from "../../voice/types.js";
+import type { TranscriptItem, VoiceAgent } from "../../../domain/calls/ports.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { readsComplete, spokenWords } from "./phrases.js";
 import { SentenceSplitter, spokenPart } from "./sentences.js";

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { TranscriptItem, VoiceAgent } from "../types.js";
+import type { TranscriptItem, VoiceAgent } from "../../../domain/calls/ports.js";
 import { isRecord } from "../vendor-http.js";
 
 /** The socket as this session uses it: text frames out, and closing. */

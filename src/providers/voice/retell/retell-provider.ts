@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceProvider } from "../types.js";
+import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider } from "../../../domain/calls/ports.js";
 import { isRecord, VendorError, vendorRequest } from "../vendor-http.js";
 
 export interface RetellProviderOptions {
@@ -24,6 +24,8 @@ export interface RetellMetadata {
  */
 export class RetellVoiceProvider implements VoiceProvider {
   readonly name = "retell";
+  /** Retell carries the whole call: telephony, speech, its own transcript, recording and analysis, and web calls. */
+  readonly capabilities: VoiceCapabilities = { carries: "vendor", records: "vendor", webCalls: "vendor", transfers: false, callsBack: true };
 
   constructor(private readonly options: RetellProviderOptions) {}
 

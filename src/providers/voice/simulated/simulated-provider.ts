@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../../domain/calls/ports.js";
 import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
 import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
 import type { TextToSpeech } from "../../speech/tts.js";
 import { type Carried, CarriedCalls, sleep } from "../carried-calls.js";
-import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../types.js";
 import { WebCallTransport } from "../web/web-call-transport.js";
 import { SimulatedCallee } from "./simulated-callee.js";
 import { simulatedCallerLines } from "./simulated-caller.js";
@@ -29,6 +29,8 @@ export interface SimulatedProviderOptions {
  */
 export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
   readonly name = "simulated";
+  /** Everything happens in the instance carrying the call; a call run as text gets a recording synthesized afterwards. */
+  readonly capabilities: VoiceCapabilities = { carries: "parley", records: "rendered", webCalls: "parley", transfers: false, callsBack: false };
   private readonly calls: CarriedCalls;
   private readonly web: WebCallTransport;
 

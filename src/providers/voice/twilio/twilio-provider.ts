@@ -1,5 +1,5 @@
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceProvider } from "../types.js";
+import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider } from "../../../domain/calls/ports.js";
 import { isRecord, VendorError, vendorRequest } from "../vendor-http.js";
 
 export interface TwilioProviderOptions {
@@ -34,6 +34,8 @@ export function connectStreamTwiml(streamUrl: string, token: string): string {
  */
 export class TwilioVoiceProvider implements VoiceProvider {
   readonly name = "twilio";
+  /** Twilio carries the line only: Parley's pipeline carries and records the audio, and hosts the project's web calls. */
+  readonly capabilities: VoiceCapabilities = { carries: "parley", records: "live", webCalls: "parley", transfers: false, callsBack: true };
 
   constructor(private readonly options: TwilioProviderOptions) {}
 

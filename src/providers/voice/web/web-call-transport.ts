@@ -2,7 +2,7 @@ import { pcmToBytes } from "../../speech/audio.js";
 import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
 import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
 import type { CarriedCalls } from "../carried-calls.js";
-import type { ProviderCall, TranscriptItem, WebCallClient, WebCallConnection, WebCallHost } from "../types.js";
+import type { ProviderCall, TranscriptItem, WebCallClient, WebCallConnection, WebCallHost } from "../../../domain/calls/ports.js";
 
 export interface WebCallTransportOptions {
   /** The agent's reply as a WAV clip, for web clients that asked for audio (text-only mode). */

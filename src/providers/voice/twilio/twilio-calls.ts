@@ -1,23 +1,14 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import { validateRequest } from "twilio/lib/webhooks/webhooks.js";
-import type { AudioTransport } from "../../providers/speech/pipeline/transport.js";
-import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "../../providers/voice/twilio/twilio-media-session.js";
-import type { ProviderCall } from "../../providers/voice/types.js";
-import type { Db } from "../shared/database.js";
-import { ForbiddenError } from "../shared/errors.js";
-import type { CallLifecycle } from "./call-lifecycle.js";
-import type { CallService } from "./call-service.js";
-import type { DisconnectionReason } from "./call-states.js";
-import type { CallRecord, CallsRepository } from "./calls-repository.js";
-import type { VendorCallsRepository } from "./vendor-calls-repository.js";
+import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { CallEvent, CarrierPort, ProviderCall } from "../../../domain/calls/ports.js";
+import { ForbiddenError } from "../../../domain/shared/errors.js";
+import type { AudioTransport } from "../../speech/pipeline/transport.js";
+import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "./twilio-media-session.js";
 
 export interface TwilioCallsDeps {
-  db: Db;
-  calls: CallsRepository;
-  vendor: VendorCallsRepository;
-  lifecycle: CallLifecycle;
-  service: CallService;
+  carriers: CarrierPort;
   /** The token that authenticates a call's media stream, as the provider put it in the call's TwiML. */
   mediaToken(callId: string): string;
   speech: CallSpeech;
@@ -36,6 +27,21 @@ export interface CallSpeech {
 /** Twilio's final call statuses, as Parley's disconnection reasons. */
 const dialFailures: Record<string, DisconnectionReason> = { "no-answer": "dial_no_answer", busy: "dial_busy", failed: "dial_failed" };
 
+/**
+ * A status callback as call events: Twilio's final statuses end the call, `completed` with Twilio's own length of it
+ * (`CallDuration`, whole seconds); progress before that (`ringing`, `in-progress`) changes nothing, since a call
+ * connects when its media stream reaches Parley.
+ */
+function statusEvents(params: Record<string, string>, deliveryId: string): CallEvent[] {
+  const status = params["CallStatus"] ?? "";
+  const failure = dialFailures[status];
+  if (failure) return [{ type: "ended", deliveryId, reason: failure }];
+  if (status === "canceled") return [{ type: "ended", deliveryId, reason: "cancelled" }];
+  if (status !== "completed") return [];
+  const duration = /^\d{1,9}$/.test(params["CallDuration"] ?? "") ? Number(params["CallDuration"]) : undefined;
+  return [{ type: "ended", deliveryId, reason: "user_hangup", ...(duration !== undefined ? { durationSeconds: duration } : {}) }];
+}
+
 function sameToken(a: string, b: string): boolean {
   const left = createHash("sha256").update(a).digest();
   const right = createHash("sha256").update(b).digest();
@@ -53,21 +59,15 @@ export class TwilioCalls {
 
   /** Applies a status callback; throws ForbiddenError for one that cannot be authenticated. */
   async status(callId: string, params: Record<string, string>, signature: string | undefined, url: string): Promise<void> {
-    const call = await this.deps.calls.findById(callId);
+    const call = await this.deps.carriers.call(callId);
     if (!call || call.provider !== "twilio" || !signature) throw new ForbiddenError("Invalid signature");
-    const { secrets } = await this.deps.service.resolveVersion(call);
+    const { secrets } = await this.deps.carriers.version(call);
     if (!secrets.twilioAuthToken || !validateRequest(secrets.twilioAuthToken, signature, url, params)) throw new ForbiddenError("Invalid signature");
     const callSid = params["CallSid"] ?? "";
     if (call.provider_call_id !== null && call.provider_call_id !== callSid) throw new ForbiddenError("The callback names another call");
     const digest = createHash("sha256").update(`${url}\n${JSON.stringify(Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`).digest("hex");
-    if (!(await this.deps.vendor.claimDelivery("twilio", digest, this.deps.db))) return;
-    try {
-      if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
-      await this.apply(call, params["CallStatus"] ?? "");
-    } catch (error) {
-      await this.deps.vendor.releaseDelivery("twilio", digest, this.deps.db);
-      throw error;
-    }
+    if (callSid) await this.deps.carriers.bind(call.id, "twilio", callSid);
+    await this.deps.carriers.apply(call, statusEvents(params, digest));
   }
 
   /** The port the media stream uses to authenticate itself and reach its call. */
@@ -75,38 +75,26 @@ export class TwilioCalls {
     return { begin: (callId, token, callSid) => this.beginMedia(callId, token, callSid) };
   }
 
-  private async apply(call: CallRecord, status: string): Promise<void> {
-    const failure = dialFailures[status];
-    if (failure) {
-      await this.deps.lifecycle.finish(call.id, failure);
-    } else if (status === "completed") {
-      const current = await this.deps.calls.findById(call.id);
-      // Answered but its media stream never reached Parley (an unreachable PUBLIC_BASE_URL, say): nobody talked.
-      await this.deps.lifecycle.finish(call.id, current?.status === "queued" ? "error_provider" : "user_hangup");
-    } else if (status === "canceled") {
-      await this.deps.lifecycle.finish(call.id, "cancelled");
-    }
-  }
-
   private async beginMedia(callId: string, token: string, callSid: string): Promise<TwilioMediaCall | undefined> {
-    const call = await this.deps.calls.findById(callId);
+    const call = await this.deps.carriers.call(callId);
     if (!call || call.provider !== "twilio" || call.call_type !== "phone_call" || !token || !sameToken(token, this.deps.mediaToken(callId))) return undefined;
     if (call.provider_call_id !== null && callSid !== "" && call.provider_call_id !== callSid) return undefined;
-    if (!(await this.deps.lifecycle.connected(call.id))) return undefined;
-    if (callSid) await this.deps.vendor.bind(call.id, "twilio", callSid);
-    const { config } = await this.deps.service.resolveVersion(call);
+    if (!(await this.deps.carriers.connect(call.id))) return undefined;
+    if (callSid) await this.deps.carriers.bind(call.id, "twilio", callSid);
+    const { config } = await this.deps.carriers.version(call);
     const limit = setTimeout(() => {
-      this.deps.lifecycle.finish(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
+      this.deps.carriers.end(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
     }, config.voice.max_call_seconds * 1000);
     limit.unref();
     return {
       callId: call.id,
       hungUp: async () => {
-        await this.deps.lifecycle.finish(call.id, "user_hangup");
+        // A stream ends once, by its stop or by its socket closing, whichever comes first.
+        await this.deps.carriers.apply(call, [{ type: "ended", deliveryId: `twilio-media-ended:${call.id}`, reason: "user_hangup" }]);
       },
       attach: (transport) =>
-        this.deps.speech.carry(call.id, () => this.deps.service.agentFor(call), transport, (reason) => {
-          this.deps.lifecycle.finish(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
+        this.deps.speech.carry(call.id, () => this.deps.carriers.agentFor(call), transport, (reason) => {
+          this.deps.carriers.end(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
         }),
       release: () => clearTimeout(limit),
       log: this.deps.log,

@@ -1,0 +1,233 @@
+import type { ProjectConfig, ProjectSecrets } from "../projects/project-config.js";
+import type { DisconnectionReason } from "./call-states.js";
+import type { CallRecord } from "./calls-repository.js";
+
+/** Who speaks in a call (the history calls the agent's turns `assistant` messages). */
+type Speaker = "agent" | "user";
+
+/** The speech vendors' keys of a project version (write-only settings), for a call's speech engines. */
+export interface SpeechKeys {
+  sttApiKey?: string;
+  ttsApiKey?: string;
+}
+
+/** An utterance of a vendor's transcript, words timed in seconds from the call's start. */
+export interface TimedUtterance {
+  role: "agent" | "user";
+  content: string;
+  words: { word: string; start: number; end: number }[];
+}
+
+/**
+ * What a carrier reports of a call, in no vendor's words: each vendor turns its own wire format (Twilio's status
+ * callbacks and media stream, Retell's webhooks) into these. `deliveryId` names the report, so that one delivered
+ * again (a vendor's retry, a stream's stop followed by its socket closing) changes nothing.
+ */
+export type CallEvent =
+  /** The call was answered; `startedAt` is the vendor's own start time, when it says. */
+  | { type: "connected"; deliveryId: string; startedAt?: Date }
+  /**
+   * The vendor says the call is over. `endedAt` and `durationSeconds` are its own end time and length, when it
+   * gives them.
+   */
+  | { type: "ended"; deliveryId: string; reason: DisconnectionReason; endedAt?: Date; durationSeconds?: number }
+  /** The vendor's own transcript and recording of the call. */
+  | { type: "transcript"; deliveryId: string; transcriptObject: TimedUtterance[]; recordingUrl: string | null }
+  /** The vendor's post-call analysis. */
+  | { type: "analysis"; deliveryId: string; analysis: unknown };
+
+/** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
+export interface CallMedia {
+  transcriptObject: unknown;
+  recordingKey: string;
+  /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
+  endedAt: Date;
+}
+
+/** A call as carriers see it: enough to name it, check its credentials and tell its state. */
+export type CarrierCall = Pick<CallRecord, "id" | "organization_id" | "thread_id" | "project_id" | "config_version_id" | "call_type" | "status" | "provider" | "provider_call_id">;
+
+/*
+ * The ports of calls: what the domain asks of voice providers (VoiceProvider and its capabilities, the web-call
+ * host), what it gives them (CallEventSink, VoiceAgent, CarrierPort), and the shapes that pass between.
+ */
+
+/**
+ * What a voice provider can do, which the domain asks instead of comparing provider names: a new provider states
+ * its own, and nothing in the domain changes.
+ */
+export interface VoiceCapabilities {
+  /**
+   * Who carries a call's live part: the vendor (no Parley instance owns the call, so none ends it when lost), or
+   * Parley (the instance holding the call's audio owns it; see CallSupervisor).
+   */
+  carries: "vendor" | "parley";
+  /**
+   * Where a call's recording and transcript come from: the vendor's webhooks (`vendor`); Parley's speech pipeline,
+   * recording the call's real audio as it ends (`live`: nothing may stand in for a real caller's voice); or, for
+   * Parley's own simulation, also a recording synthesized from the history when none was taken live (`rendered`).
+   */
+  records: "vendor" | "live" | "rendered";
+  /** Who hosts the provider's web calls: the vendor, or Parley's own call socket. */
+  webCalls: "vendor" | "parley";
+  /** Whether a call can be transferred to another line. */
+  transfers: boolean;
+  /** Whether the vendor reaches this server from outside (webhooks, media sockets), which needs PUBLIC_BASE_URL. */
+  callsBack: boolean;
+}
+
+/** The capabilities of a provider by its name, as calls and project versions record it. */
+export type CapabilitiesOf = (provider: string) => VoiceCapabilities;
+
+/**
+ * What a vendor's carrier (src/providers/voice/twilio, retell) may ask of the domain: find its calls, check their
+ * credentials, and report what the vendor says as call events. Everything else about a call is the domain's.
+ */
+export interface CarrierPort {
+  /** A call by Parley's id. */
+  call(callId: string): Promise<CarrierCall | undefined>;
+  /** A call by the vendor's id for it. */
+  callByVendorId(provider: string, vendorCallId: string): Promise<CarrierCall | undefined>;
+  /** Records the vendor's id for a call, once: a call already bound to another id keeps it. */
+  bind(callId: string, provider: string, vendorCallId: string): Promise<void>;
+  /** The configuration and credentials of the project version the call was created with. */
+  version(call: CarrierCall): Promise<{ config: ProjectConfig; secrets: ProjectSecrets }>;
+  /** Applies what the vendor reported, each event once by its delivery id. */
+  apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void>;
+  /** Makes a queued call ongoing; false when it can no longer start. */
+  connect(callId: string): Promise<boolean>;
+  /** Parley ends the call for a reason of its own (its maximum length, a stage that failed). */
+  end(callId: string, reason: DisconnectionReason): Promise<void>;
+  /** The call's agent and configuration; `recorded` utterances of it are in the thread's history already. */
+  agentFor(call: CarrierCall, recorded?: number): Promise<ProviderCall>;
+  /** The call's utterances so far, in order. */
+  history(call: CarrierCall): Promise<TranscriptItem[]>;
+  /** Whether the agent's reply closes the conversation (a farewell): a vendor that can is told to hang up. */
+  closesConversation(reply: string): boolean;
+}
+
+/**
+ * The one interface every voice provider implements. A provider places and carries calls; it reports what happens
+ * through the `CallEventSink` the domain gives it, and it gets each of the agent's replies from the call's
+ * `VoiceAgent`: the edge that a real vendor's WebSocket LLM connection would reach. Transcripts, recordings and
+ * analysis are the domain's business, done after the call from what the agent recorded.
+ */
+
+export interface TranscriptItem {
+  role: Speaker;
+  content: string;
+}
+
+/** The agent side of one call, fed the transcript so far (as vendors' LLM WebSockets are). */
+export interface VoiceAgent {
+  /**
+   * Records the transcript's utterances it has not seen yet and answers the last user turn, streaming the reply
+   * through `onDelta`. Undefined when the call is no longer ongoing (or `signal` aborted): the provider hangs up.
+   */
+  respond(
+    transcript: readonly TranscriptItem[],
+    onDelta?: (text: string) => void,
+    signal?: AbortSignal,
+    /** `recordReply: false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
+    options?: { recordReply?: boolean },
+  ): Promise<string | undefined>;
+  /** Records the transcript's new utterances without answering (a callee's closing words); false when the call is over. */
+  hear(transcript: readonly TranscriptItem[]): Promise<boolean>;
+}
+
+/** How a provider reports a call's progress. Each method is safe to call late or twice: the domain's transitions are conditional. */
+export interface CallEventSink {
+  /**
+   * The callee answered, or the web client joined (at `startedAt` when the vendor says when). False when the call
+   * can no longer start: the provider drops it.
+   */
+  connected(callId: string, startedAt?: Date): Promise<boolean>;
+  /** The call is over, for this reason. */
+  ended(callId: string, reason: DisconnectionReason): Promise<void>;
+  /** A web call is ready: its client joins with this token. */
+  webCallReady(callId: string, accessToken: string): Promise<void>;
+}
+
+export interface ProviderCall {
+  callId: string;
+  /** The speech vendors' keys of the project version (write-only settings), for the call's speech engines. */
+  speechKeys: SpeechKeys;
+  /** The project configuration version the call was created with (voice settings, the agent's knowledge). */
+  config: ProjectConfig;
+  /** The version's credentials: a vendor's key or token. */
+  secrets: ProjectSecrets;
+  agent: VoiceAgent;
+  /** The thread's JSON context, whose values the call's recognizer favours (names, places). */
+  context: Record<string, unknown>;
+}
+
+/** What a provider knows of a call it placed: the vendor's id for it, when there is a vendor. */
+export interface PlacedCall {
+  providerCallId?: string;
+  /** A web call's client token issued by the vendor, which `web_call.ready` delivers once the call is bound. */
+  webCallAccessToken?: string;
+}
+
+/** A call as a vendor knows it, for ending it there. */
+export interface RemoteCall {
+  callId: string;
+  providerCallId: string;
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
+}
+
+export interface PhoneCallRequest extends ProviderCall {
+  fromNumber: string;
+  toNumber: string;
+}
+
+export interface VoiceProvider {
+  readonly name: string;
+  readonly capabilities: VoiceCapabilities;
+  /** Starts dialing; progress arrives through the sink. */
+  createPhoneCall(request: PhoneCallRequest): Promise<PlacedCall | void>;
+  /** Prepares a web call; `webCallReady` follows with the client's access token. */
+  createWebCall(request: ProviderCall): Promise<PlacedCall | void>;
+  /** Ends, at the vendor, a call that Parley ended (DELETE, its maximum duration); from whichever instance ended it. */
+  hangUp?(call: RemoteCall): Promise<void>;
+  /** Hangs up a call this instance carries (a no-op for others); the domain has already recorded why. */
+  endCall(callId: string, reason: DisconnectionReason): Promise<void>;
+  /** Drops every call this instance carries, without reporting them (shutdown). */
+  close(): Promise<void>;
+}
+
+/** Messages a web-call client sends, as JSON text frames (`user_message` is the older name of `text`). */
+export type WebCallClientMessage = { type: "text"; text: string } | { type: "hangup" };
+
+/** Messages the service sends to a web-call client, as JSON text frames. */
+export type WebCallServerMessage =
+  | { type: "call.started"; call_id: string }
+  | { type: "agent_delta"; turn: number; text: string }
+  | { type: "agent_message"; turn: number; text: string }
+  | { type: "agent_audio"; turn: number; format: "wav"; data: string }
+  | { type: "transcript"; role: "user" | "agent"; text: string; final: boolean }
+  | { type: "agent_speaking" }
+  | { type: "clear" }
+  | { type: "end"; reason: DisconnectionReason }
+  | { type: "call.ended"; reason: DisconnectionReason }
+  | { type: "error"; detail: string };
+
+export interface WebCallClient {
+  send(message: WebCallServerMessage): void;
+  /** A binary frame: the agent's speech as 16 kHz 16-bit little-endian mono PCM. */
+  sendAudio(pcm: Buffer): void;
+  close(code: number, reason: string): void;
+}
+
+export interface WebCallConnection {
+  receive(message: WebCallClientMessage): void;
+  /** The caller's microphone: 16 kHz mono PCM samples from a binary frame. */
+  receiveAudio(samples: Int16Array): void;
+  /** The client's socket closed. */
+  disconnected(): void;
+}
+
+/** A provider that hosts web-call media itself (the simulated one): the client's socket is handed to it. */
+export interface WebCallHost {
+  join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection;
+}

@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type { Logger } from "pino";
+import { endableStatusesFor } from "../../../domain/calls/call-states.js";
+import type { CallEvent, CarrierCall, CarrierPort } from "../../../domain/calls/ports.js";
+import { UnauthenticatedError } from "../../../domain/shared/errors.js";
+import type { RetellLlmCall } from "./retell-llm-session.js";
+import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "./retell-payloads.js";
+import { verifyRetellSignature } from "./retell-signature.js";
+
+export interface RetellCallsDeps {
+  carriers: CarrierPort;
+  log: Logger;
+  /**
+   * How long a Custom LLM socket for a call id not yet known waits for it: Retell may open the socket as soon as it
+   * has created the call, a moment before its answer to create-phone-call has been recorded here.
+   */
+  socketGraceMs: number;
+}
+
+const live = (call: CarrierCall) => call.status === "queued" || call.status === "ongoing";
+
+/**
+ * A webhook as call events. `call_ended` carries everything: Retell's start time (which also connects a call whose
+ * `call_started` was lost or comes later, if it ended after talking), its transcript and recording, and its end.
+ */
+function webhookEvents(event: string, retell: RetellCallObject, digest: string): CallEvent[] {
+  const connected: CallEvent[] = retell.startedAt ? [{ type: "connected", deliveryId: `${digest}:connected`, startedAt: retell.startedAt }] : [];
+  if (event === "call_started") return connected;
+  if (event === "call_ended") {
+    const reason = disconnectionReasonOf(retell);
+    return [
+      ...(endableStatusesFor(reason).includes("ongoing") ? connected : []),
+      { type: "transcript", deliveryId: `${digest}:transcript`, transcriptObject: retell.transcriptObject ?? [], recordingUrl: retell.recordingUrl ?? null },
+      { type: "ended", deliveryId: `${digest}:ended`, reason, ...(retell.endedAt ? { endedAt: retell.endedAt } : {}) },
+    ];
+  }
+  if (event === "call_analyzed") {
+    return [
+      ...(retell.transcriptObject ? [{ type: "transcript" as const, deliveryId: `${digest}:transcript`, transcriptObject: retell.transcriptObject, recordingUrl: retell.recordingUrl ?? null }] : []),
+      ...(retell.analysis ? [{ type: "analysis" as const, deliveryId: `${digest}:analysis`, analysis: retell.analysis }] : []),
+    ];
+  }
+  return [];
+}
+
+/**
+ * What Retell sends Parley, checked and applied: its Custom LLM socket (for calls Parley created, by Retell's call
+ * id) and its signed webhooks (`call_started`, `call_ended`, `call_analyzed`). A webhook is verified with the API key
+ * of the project version its call was created with, on the raw body, before anything in it is used; one delivered
+ * again (a retry, a replay within the signature's window) is recognised by its digest and changes nothing.
+ */
+export class RetellCalls {
+  constructor(private readonly deps: RetellCallsDeps) {}
+
+  /** The call behind a Custom LLM socket, or undefined for a call id Parley did not create or that is over. */
+  async llmCall(retellCallId: string): Promise<RetellLlmCall | undefined> {
+    const deadline = Date.now() + this.deps.socketGraceMs;
+    const { carriers } = this.deps;
+    let call = await carriers.callByVendorId("retell", retellCallId);
+    while (!call && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      call = await carriers.callByVendorId("retell", retellCallId);
+    }
+    if (!call || !live(call)) return undefined;
+    const history = await carriers.history(call);
+    const { agent, config } = await carriers.agentFor(call, history.length);
+    const callId = call.id;
+    return {
+      callId,
+      agent,
+      history,
+      connect: async () => (await carriers.connect(callId)) || (await carriers.call(callId))?.status === "ongoing",
+      closesConversation: (reply) => carriers.closesConversation(reply),
+      expire: () => carriers.end(callId, "max_duration_reached"),
+      maxCallSeconds: config.voice.max_call_seconds,
+      log: this.deps.log,
+    };
+  }
+
+  /** Applies a webhook; throws UnauthenticatedError for one that cannot be authenticated. */
+  async webhook(rawBody: string, signature: string | undefined): Promise<void> {
+    const hook = parseWebhook(rawBody);
+    const call = hook ? await this.callOf(hook.call) : undefined;
+    if (!hook || !call || !signature) throw new UnauthenticatedError("Invalid signature");
+    const { secrets } = await this.deps.carriers.version(call);
+    if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthenticatedError("Invalid signature");
+    await this.deps.carriers.bind(call.id, "retell", hook.call.callId);
+    await this.deps.carriers.apply(call, webhookEvents(hook.event, hook.call, createHash("sha256").update(rawBody).digest("hex")));
+  }
+
+  /** By Retell's call id; else by the Parley id placed in its metadata, for a webhook that outran create-phone-call's answer. */
+  private async callOf(retell: RetellCallObject): Promise<CarrierCall | undefined> {
+    const bound = await this.deps.carriers.callByVendorId("retell", retell.callId);
+    if (bound) return bound;
+    if (!retell.parleyCallId) return undefined;
+    const call = await this.deps.carriers.call(retell.parleyCallId);
+    return call && call.provider === "retell" && call.provider_call_id === null ? call : undefined;
+  }
+}
