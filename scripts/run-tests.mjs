@@ -6,4 +6,5 @@ const result = spawnSync(
   ["--import", "tsx", "--test-reporter=spec", "--test-reporter-destination=stdout", "test/main.ts", ...process.argv.slice(2)],
   { stdio: "inherit" },
 );
+if (result.signal) process.stderr.write(`the test process was ended by ${result.signal}\n`);
 process.exit(result.status ?? 1);

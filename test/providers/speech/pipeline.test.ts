@@ -71,7 +71,8 @@ describe("the voice pipeline", () => {
     while (!notices.some((notice) => notice.type === "agent_speaking")) await feed(silence(100));
     await feed(silence(2000));
     const playedBefore = played.length;
-    await feed(concatSamples(interruption, silence(300)));
+    // Stopped before the interruption could end its own turn (200 ms of silence after a complete sentence).
+    await feed(concatSamples(interruption, silence(100)));
     await pipeline.stop();
     vad.close();
 
