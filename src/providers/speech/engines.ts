@@ -59,7 +59,7 @@ export class SpeechEngines {
   async check(config: SpeechConfig): Promise<void> {
     if (config.stt.provider === "pocketsphinx") await checkPocketsphinx(config.stt.language);
     if (config.tts.provider === "espeak") await this.espeak.check();
-    if (config.tts.provider === "flite") new FliteTts(config.tts.voice as FliteVoice).check();
+    if (config.tts.provider === "flite") await new FliteTts(config.tts.voice as FliteVoice).check();
   }
 
   /** What `/readyz` reports: each offline engine of the default settings, and whether it runs here. */
@@ -75,7 +75,7 @@ export class SpeechEngines {
     return Promise.all([
       probe("vad:webrtc", () => WebRtcVad.create().then((vad) => vad.close())),
       probe("stt:pocketsphinx", () => checkPocketsphinx("en-US")),
-      probe("tts:flite", async () => new FliteTts(defaultSpeech.tts.voice as FliteVoice).check()),
+      probe("tts:flite", () => new FliteTts(defaultSpeech.tts.voice as FliteVoice).check()),
       probe("tts:espeak", () => this.espeak.check()),
     ]);
   }

@@ -14,15 +14,28 @@ export interface Koffi {
   struct(name: string, fields: Record<string, string>): unknown;
   array(type: string, length: number, hint: "Typed"): unknown;
   decode(pointer: unknown, type: unknown): unknown;
+  config(settings?: Record<string, number>): Record<string, number>;
 }
+
+/**
+ * koffi runs an async native call on a stack of its own, 128 KiB by default: flite's clustergen voices need far more
+ * (a call with them overran it and crashed the process). 4 MiB, as much as its synchronous calls get and more.
+ */
+const ASYNC_STACK_BYTES = 4 * 1024 * 1024;
+let configured: Koffi | undefined;
 
 /** koffi, the FFI that reaches Debian's speech libraries; an engine that needs it is unavailable when it does not load. */
 export function loadKoffi(kind: SpeechEngineKind): Koffi {
+  if (configured) return configured;
+  let koffi: Koffi;
   try {
-    return createRequire(import.meta.url)("koffi") as Koffi;
+    koffi = createRequire(import.meta.url)("koffi") as Koffi;
   } catch (error) {
     throw new SpeechUnavailableError(kind, `the koffi package does not load here: ${String(error)}`);
   }
+  koffi.config({ ...koffi.config(), async_stack_size: ASYNC_STACK_BYTES });
+  configured = koffi;
+  return koffi;
 }
 
 /** Runs a native call on libuv's thread pool, so that synthesis or decoding never stalls the event loop. */

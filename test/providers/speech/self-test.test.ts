@@ -38,3 +38,29 @@ describe("speech self-test", () => {
     assert.ok(rate <= MAX_WORD_ERROR_RATE, `word error rate ${(rate * 100).toFixed(1)}% over ${pairs.length} sentences: ${JSON.stringify(pairs.filter((pair) => pair.reference !== pair.hypothesis))}`);
   });
 });
+
+describe("offline engines side by side", () => {
+  it("the default voice speaks while three utterances are being recognized, and every one is heard", async () => {
+    const engines = new SpeechEngines({ sttWorkers: 3, ttsWorkers: 1 });
+    try {
+      const { speech } = withDefaults({});
+      const tts = engines.tts(speech.tts, {});
+      const stt = engines.stt(speech.stt, {});
+      assert.ok(isStreaming(stt));
+      const question = concatSamples(silence(200), toPipelineRate(await tts.synthesize("I would like to book a table for two people")), silence(300));
+      const heard = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const stream = stt.stream();
+          for (let at = 0; at < question.length; at += 3200) {
+            stream.write(question.subarray(at, at + 3200));
+            await tts.synthesize("One moment please.");
+          }
+          return stream.finish();
+        }),
+      );
+      for (const words of heard) assert.match(words, /book a table/);
+    } finally {
+      await engines.close();
+    }
+  });
+});

@@ -1,88 +1,34 @@
+import { execFile } from "node:child_process";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import path from "node:path";
+import type { FliteVoice } from "../../../domain/projects/project-config.js";
+import { decodeWav } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
-import { loadKoffi, onThreadPool, type Koffi, type NativeFunction } from "../native.js";
 import type { SpokenText, TextToSpeech } from "../tts.js";
 import { alignWords, speechTokens } from "../word-timing.js";
 
-/** Flite's US English voices as Debian's libflite1 ships them: each a library of its own. */
-export const FLITE_VOICES = ["awb", "rms", "slt", "kal16", "kal"] as const;
-export type FliteVoice = (typeof FLITE_VOICES)[number];
+const PROGRAM = "flite";
 
-interface Wave {
-  sample_rate: number;
-  num_samples: number;
-  samples: unknown;
+async function onPath(program: string): Promise<boolean> {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (dir === "") continue;
+    try {
+      await access(path.join(dir, program), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
 }
 
 /**
- * Debian's libflite through an FFI, in this process: voices load once (their data is compiled into the libraries,
- * so loading is instant and shares pages across processes) and stay warm; each sentence is synthesized on libuv's
- * thread pool, one at a time, since flite's utterance processing is not documented as safe on two threads at once.
+ * Flite as a TextToSpeech: Debian's `flite` program, one run per sentence, its WAV read from its standard output.
+ * A run starts in milliseconds (the voices are compiled into the program), which is why a long-lived engine is not
+ * needed; flite's library was tried in this process through an FFI and crashed the process when it synthesized while
+ * pocketsphinx decoded on another thread, so it runs in a process of its own.
  */
-export class Libflite {
-  private static loaded: Libflite | undefined;
-  private readonly voices = new Map<FliteVoice, unknown>();
-  private readonly waveType: unknown;
-  private readonly toWave: NativeFunction;
-  private readonly deleteWave: NativeFunction;
-  private queue: Promise<unknown> = Promise.resolve();
-
-  private constructor(private readonly koffi: Koffi) {
-    const flite = koffi.load("libflite.so.1");
-    this.waveType = koffi.struct("cst_wave", { type: "const char *", sample_rate: "int", num_samples: "int", num_channels: "int", samples: "int16_t *" });
-    this.toWave = flite.func("cst_wave *flite_text_to_wave(const char *text, void *voice)");
-    this.deleteWave = flite.func("void delete_wave(cst_wave *wave)");
-    flite.func("int flite_init()")();
-  }
-
-  /** Throws SpeechUnavailableError when the FFI package or Debian's flite libraries are missing. */
-  static load(): Libflite {
-    if (Libflite.loaded) return Libflite.loaded;
-    const koffi = loadKoffi("tts");
-    try {
-      Libflite.loaded = new Libflite(koffi);
-    } catch {
-      throw new SpeechUnavailableError("tts", "flite is not installed: apt-get install flite");
-    }
-    return Libflite.loaded;
-  }
-
-  private voice(name: FliteVoice): unknown {
-    let voice = this.voices.get(name);
-    if (voice === undefined) {
-      try {
-        voice = this.koffi.load(`libflite_cmu_us_${name}.so.1`).func(`void *register_cmu_us_${name}(const char *voxdir)`)(null);
-      } catch {
-        throw new SpeechUnavailableError("tts", `flite's ${name} voice is not installed: apt-get install flite`);
-      }
-      this.voices.set(name, voice);
-    }
-    return voice;
-  }
-
-  /** Checks that the voice loads, without synthesizing. */
-  check(name: FliteVoice): void {
-    this.voice(name);
-  }
-
-  speak(text: string, name: FliteVoice): Promise<{ samples: Int16Array; sampleRate: number }> {
-    const voice = this.voice(name);
-    const spoken = this.queue.then(async () => {
-      const pointer = await onThreadPool<unknown>(this.toWave, text, voice);
-      if (!pointer) throw new Error(`flite could not synthesize with its ${name} voice`);
-      try {
-        const wave = this.koffi.decode(pointer, this.waveType) as Wave;
-        const samples = wave.num_samples > 0 ? (this.koffi.decode(wave.samples, this.koffi.array("int16_t", wave.num_samples, "Typed")) as Int16Array) : new Int16Array(0);
-        return { samples: Int16Array.from(samples), sampleRate: wave.sample_rate };
-      } finally {
-        this.deleteWave(pointer);
-      }
-    });
-    this.queue = spoken.catch(() => undefined);
-    return spoken;
-  }
-}
-
-/** Flite as a TextToSpeech: one of its voices, recorded from people, which the offline recognizer hears best. */
 export class FliteTts implements TextToSpeech {
   readonly name = "flite";
 
@@ -93,11 +39,25 @@ export class FliteTts implements TextToSpeech {
 
   async synthesize(text: string, signal?: AbortSignal): Promise<SpokenText> {
     signal?.throwIfAborted();
-    const audio = await Libflite.load().speak(text, this.voice);
+    const wav = await new Promise<Buffer>((resolve, reject) => {
+      // flite opens its output by name; Node's pipes are sockets, which /dev/stdout cannot open, so a shell pipe is between.
+      const args = ["-c", `${PROGRAM} "$@" -o /dev/stdout | cat`, "sh", "-voice", this.voice, "-t", text];
+      execFile("sh", args, { encoding: "buffer", maxBuffer: 64 << 20, ...(signal ? { signal } : {}) }, (error, stdout) => {
+        if (error) reject(error);
+        else if (stdout.length === 0) reject(unavailable());
+        else resolve(stdout);
+      });
+    });
+    const audio = decodeWav(wav);
     return this.options.wordTimings ? { ...audio, words: alignWords(audio, speechTokens(text)) } : audio;
   }
 
-  check(): void {
-    Libflite.load().check(this.voice);
+  /** Throws SpeechUnavailableError when Debian's flite is not installed. */
+  async check(): Promise<void> {
+    if (!(await onPath(PROGRAM))) throw unavailable();
   }
+}
+
+function unavailable(): SpeechUnavailableError {
+  return new SpeechUnavailableError("tts", "flite is not installed: apt-get install flite");
 }

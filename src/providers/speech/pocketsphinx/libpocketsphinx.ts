@@ -94,6 +94,10 @@ export class Libpocketsphinx {
     this.nbestNext = pocketsphinx.func("void *ps_nbest_next(void *nbest)");
     this.nbestHypothesis = pocketsphinx.func("const char *ps_nbest_hyp(void *nbest, _Out_ int *score)");
     this.nbestFree = pocketsphinx.func("void ps_nbest_free(void *nbest)");
+    // pocketsphinx logs to one process-wide FILE; a decoder's `-logfn` closes and reopens it, under the feet of
+    // decoders searching on other threads (a crash, or a thread stuck on the FILE's lock). Logging is turned off
+    // once here instead, and no decoder is given `-logfn`.
+    sphinxbase.func("void err_set_logfp(void *stream)")(null);
   }
 
   private static readonly loaded = new Map<string, Libpocketsphinx>();

@@ -203,7 +203,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     const files = modelFiles(language);
     this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
-      return Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, "-logfn": "/dev/null", ...search });
+      return Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search });
     }, maxDecoders);
   }
 
