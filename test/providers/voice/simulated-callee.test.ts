@@ -119,7 +119,7 @@ describe("the simulated callee", () => {
     ]);
   });
 
-  test("makes its first line before the call connects, and stops when the call is aborted", async () => {
+  test("makes its lines before the call connects, and stops when the call is aborted", async () => {
     const controller = new AbortController();
     const ear = listen(
       ["Hello?", "Are you there?"],

@@ -56,9 +56,9 @@ export class SimulatedCallee implements AudioTransport {
   }
 
   /**
-   * Starts making the script's speech, line after line in order, so that the first line is ready soonest and the
-   * others are made while the call goes on. Resolves once the first line is ready (false when the call was aborted
-   * meanwhile); the provider lets the phone ring until then, since a person who answers speaks at once.
+   * Makes the script's speech, line after line. Resolves once every line is ready (false when the call was aborted
+   * meanwhile); the provider lets the phone ring until then, since a person who answers speaks at once, and so that
+   * the callee's voice does not compete with the call's own recognition and synthesis for the machine.
    */
   prepare(): Promise<boolean> {
     this.prepared ??= this.makeSpeech();
@@ -69,13 +69,12 @@ export class SimulatedCallee implements AudioTransport {
     let previous: Promise<unknown> = Promise.resolve();
     this.clips = this.options.lines.map((line) => {
       const clip = previous.then(() => this.synthesize(line));
-      previous = clip.catch(() => undefined);
+      previous = clip;
       return clip;
     });
-    // A failure is thrown where the line is awaited; the lines after it are never awaited.
+    // A failure is thrown where the line is awaited; the lines after it are never made.
     for (const clip of this.clips) clip.catch(() => undefined);
-    const first = this.clips[0];
-    return first === undefined ? !this.options.signal.aborted : (await first) !== undefined;
+    return (await Promise.all(this.clips)).every((clip) => clip !== undefined);
   }
 
   /** Speaks the script; resolves true when the callee hangs up after its last line, false when aborted. */

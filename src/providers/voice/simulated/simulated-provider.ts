@@ -87,7 +87,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
 
   /**
    * A phone call with real audio: the simulated callee speaks, the pipeline hears it and speaks the agent's answers.
-   * The phone rings for `ring_ms` and until the callee's first line is made, so that the call holds only its audio.
+   * The phone rings for `ring_ms` and until the callee's lines are made, so that the call holds only its audio.
    */
   private async runAudioPhoneCall(request: PhoneCallRequest, carried: Carried, audio: NonNullable<SimulatedProviderOptions["audio"]>): Promise<void> {
     const { signal } = carried.controller;
