@@ -77,6 +77,8 @@ const allowed: Record<string, string> = {
   // a module of their own that both import.
   "domain/calls/call-analysis.ts -> providers/llm/extractive-summary.ts": "a shared text module",
   "domain/calls/call-analysis.ts -> providers/llm/text-tokens.ts": "a shared text module",
+  "domain/calls/call-summary.ts -> providers/llm/extractive-summary.ts": "a shared text module",
+  "domain/calls/call-summary.ts -> providers/llm/text-tokens.ts": "a shared text module",
   "domain/simulations/text-signals.ts -> providers/llm/text-tokens.ts": "a shared text module",
   "domain/simulations/judge.ts -> providers/llm/text-tokens.ts": "a shared text module",
   "domain/simulations/builtin-persona.ts -> providers/llm/bm25.ts": "a shared text module",

@@ -1,10 +1,11 @@
 import Sentiment from "sentiment";
-import { extractiveSummary, splitSentences } from "../../providers/llm/extractive-summary.js";
+import { splitSentences } from "../../providers/llm/extractive-summary.js";
 import { normalize, tokenize } from "../../providers/llm/text-tokens.js";
 import type { LlmProvider, PromptMessage } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
 import { generateText } from "../chat/generation.js";
-import { roleOfSpeaker, speakerLabel } from "../../providers/voice/speakers.js";
+import { speakerLabel } from "../../providers/voice/speakers.js";
+import { readCall } from "./call-summary.js";
 
 export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
 export type AnalysisValue = string | number | boolean | null;
@@ -38,14 +39,11 @@ const SENTIMENTS: readonly UserSentiment[] = ["Positive", "Neutral", "Negative",
 
 /**
  * The analysis of a finished call. A vendor model is asked for all of it as JSON; the built-in agent, which is no
- * language model, summarizes extractively and the rest comes from the rules below, which answer only what they can.
+ * language model, reads the call by rules (call-summary.ts for the summary and success, the rules below for the
+ * rest), which answer only what they can.
  */
 export async function analyzeCall(input: AnalyzeCallInput): Promise<CallAnalysis> {
-  return input.providerKind === "builtin" ? builtinAnalysis(input) : vendorAnalysis(input);
-}
-
-function promptMessages(transcript: readonly TranscriptLine[]): PromptMessage[] {
-  return transcript.map((line) => ({ role: roleOfSpeaker(line.role), content: line.content }));
+  return input.providerKind === "builtin" ? builtinAnalysis(input) : await vendorAnalysis(input);
 }
 
 function transcriptText(transcript: readonly TranscriptLine[]): string {
@@ -92,7 +90,7 @@ function typedValue(field: AnalysisField, value: unknown): AnalysisValue {
 
 /**
  * Asks the model for the whole analysis and keeps only what has the declared shape. An answer that is not JSON, or a
- * model that fails (the call has ended; its analysis should not fail with it), leaves an extractive summary and
+ * model that fails (the call has ended; its analysis should not fail with it), leaves the built-in summary and
  * nothing else.
  */
 async function vendorAnalysis(input: AnalyzeCallInput): Promise<CallAnalysis> {
@@ -113,7 +111,7 @@ async function vendorAnalysis(input: AnalyzeCallInput): Promise<CallAnalysis> {
   const custom = typeof rawCustom === "object" && rawCustom !== null ? (rawCustom as Record<string, unknown>) : {};
   return {
     call_summary:
-      typeof summary === "string" && summary.trim() !== "" ? summary.trim() : extractiveSummary(promptMessages(input.transcript)),
+      typeof summary === "string" && summary.trim() !== "" ? summary.trim() : readCall(input.transcript).summary,
     user_sentiment: sentiment ?? "Unknown",
     call_successful: typeof successful === "boolean" ? successful : null,
     custom_analysis_data: Object.fromEntries(input.fields.map((field) => [field.name, typedValue(field, custom[field.name])])),
@@ -178,23 +176,77 @@ function booleanEvidence(field: AnalysisField, transcript: readonly TranscriptLi
   return decision;
 }
 
+const WEEKDAY = /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|tonight|next week)\b/giu;
+const TIME = /\b(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}|\d{1,2} o'?clock|noon|midnight)/giu;
+const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gu;
+const PHONE = /\+?\d[\d\s().-]{6,}\d/gu;
+const NAME = /\b(?:[Mm]y name is|[Tt]his is|I am|I'm)\s+(\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+)?)/gu;
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+const NUMBER = new RegExp(`\\b(?:\\d+(?:\\.\\d+)?|${NUMBER_WORDS.join("|")})\\b`, "giu");
+/** Words a field name stands for when callers rarely say the name itself ("party_size": "four people"). */
+const RELATED_WORDS: Record<string, string[]> = { party: ["people", "guests", "persons"], size: ["people", "guests", "persons"], guests: ["people", "persons"], people: ["guests", "persons"] };
+
 /**
- * The built-in agent's analysis: its own extractive summary (what it streams for the "analysis" task), the user's
- * sentiment by word scores, success decided only when the user never said a word (nothing was achieved), and yes/no
- * fields from keyword evidence; text and number fields stay null.
+ * The last match of `pattern` in what the caller said; null when there is none. The agent's words are left out: its
+ * opening hours are no preferred day, and its own name no caller's name.
  */
-async function builtinAnalysis(input: AnalyzeCallInput): Promise<CallAnalysis> {
-  const summary = await generateText(input.provider, promptMessages(input.transcript), "analysis");
+function lastMatch(transcript: readonly TranscriptLine[], pattern: RegExp, group = 0): string | null {
+  const said = transcript.filter((line) => line.role === "user").map((line) => line.content).join("\n");
+  return [...said.matchAll(pattern)].at(-1)?.[group]?.trim() ?? null;
+}
+
+/** A text field read by what its name asks for: a day or date, a time, a name, an email address, a phone number. */
+function textEvidence(field: AnalysisField, transcript: readonly TranscriptLine[]): string | null {
+  const words = field.name.replace(/([a-z\d])([A-Z])/gu, "$1 $2").toLowerCase().split(/[\s_-]+/u);
+  const has = (...names: string[]) => names.some((name) => words.includes(name));
+  if (has("email")) return lastMatch(transcript, EMAIL);
+  if (has("phone")) return lastMatch(transcript, PHONE);
+  if (has("name")) return lastMatch(transcript, NAME, 1);
+  if (has("day", "date")) {
+    const day = lastMatch(transcript, WEEKDAY);
+    return day ? day.charAt(0).toUpperCase() + day.slice(1).toLowerCase() : null;
+  }
+  if (has("time")) return lastMatch(transcript, TIME);
+  return null;
+}
+
+/** A number field: the last number in a sentence that names the field's subject ("a table for 4 people"). */
+function numberEvidence(field: AnalysisField, transcript: readonly TranscriptLine[]): number | null {
+  const words = field.name.replace(/([a-z\d])([A-Z])/gu, "$1 $2").toLowerCase().split(/[\s_-]+/u).filter((word) => word.length > 2);
+  const subjects = [...new Set(words.flatMap((word) => [word, ...(RELATED_WORDS[word] ?? [])]))];
+  if (subjects.length === 0) return null;
+  const mentions = new RegExp(`\\b(?:${subjects.join("|")})\\b`, "iu");
+  let value: number | null = null;
+  for (const line of transcript) {
+    for (const sentence of splitSentences(line.content)) {
+      if (!mentions.test(sentence)) continue;
+      const found = [...sentence.matchAll(NUMBER)].at(-1)?.[0]?.toLowerCase();
+      if (found === undefined) continue;
+      const index = NUMBER_WORDS.indexOf(found);
+      value = index >= 0 ? index : Number(found);
+    }
+  }
+  return value;
+}
+
+/**
+ * The built-in analysis: the reading of call-summary.ts (a summary of what the caller asked and the agent answered,
+ * and whether the caller was helped; a caller who never said a word was not), the user's sentiment by word scores,
+ * yes/no fields from keyword evidence, and text and number fields where the call says them.
+ */
+function builtinAnalysis(input: AnalyzeCallInput): CallAnalysis {
+  const reading = readCall(input.transcript);
   const sentiment = userSentiment(input.transcript);
-  const userSpoke = sentiment !== "Unknown";
   const custom = nullFields(input.fields);
   for (const field of input.fields) {
     if (field.type === "boolean") custom[field.name] = booleanEvidence(field, input.transcript);
+    else if (field.type === "string") custom[field.name] = textEvidence(field, input.transcript);
+    else custom[field.name] = numberEvidence(field, input.transcript);
   }
   return {
-    call_summary: summary.trim(),
+    call_summary: reading.summary,
     user_sentiment: sentiment,
-    call_successful: userSpoke ? null : false,
+    call_successful: sentiment === "Unknown" ? false : reading.successful,
     custom_analysis_data: custom,
   };
 }

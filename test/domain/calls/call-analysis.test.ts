@@ -73,26 +73,26 @@ describe("analysis by a vendor model", () => {
       }),
     );
     const analysis = await analyzeCall({ transcript: TRANSCRIPT, fields: FIELDS, provider, providerKind: "anthropic" });
-    assert.match(analysis.call_summary, /^The user said: /);
+    assert.match(analysis.call_summary, /^The agent asked "Would you like to book an appointment\?" and the caller said yes/);
     assert.equal(analysis.user_sentiment, "Unknown");
     assert.equal(analysis.call_successful, null);
     assert.deepEqual(analysis.custom_analysis_data, { appointment_booked: null, preferred_day: null, party_size: null });
   });
 
-  test("an answer that is not JSON leaves an extractive summary and nulls", async () => {
+  test("an answer that is not JSON leaves the built-in summary and nulls", async () => {
     const provider = new FixedAnswerProvider("The call went well; the user booked an appointment.");
     const analysis = await analyzeCall({ transcript: TRANSCRIPT, fields: FIELDS, provider, providerKind: "openai" });
-    assert.match(analysis.call_summary, /^The user said: Yes please\./);
+    assert.match(analysis.call_summary, /the caller said yes; then the agent said the caller's appointment is booked for Thursday at nine\./);
     assert.deepEqual(
       [analysis.user_sentiment, analysis.call_successful, analysis.custom_analysis_data],
       ["Unknown", null, { appointment_booked: null, preferred_day: null, party_size: null }],
     );
   });
 
-  test("a model that fails leaves an extractive summary rather than failing the analysis", async () => {
+  test("a model that fails leaves the built-in summary rather than failing the analysis", async () => {
     const provider = new FixedAnswerProvider(new ProviderError("upstream returned 503", { status: 503, retryable: true }));
     const analysis = await analyzeCall({ transcript: TRANSCRIPT, fields: FIELDS, provider, providerKind: "openai" });
-    assert.match(analysis.call_summary, /^The user said: /);
+    assert.match(analysis.call_summary, /^The agent asked /);
     assert.equal(analysis.call_successful, null);
   });
 });
@@ -102,9 +102,78 @@ describe("analysis by the built-in agent", () => {
     return analyzeCall({ transcript, fields, provider: builtin, providerKind: "builtin" });
   }
 
-  test("the summary is the built-in agent's extractive summary", async () => {
-    const analysis = await analyze(TRANSCRIPT);
-    assert.match(analysis.call_summary, /^The user said: .*Thursday.* The agent answered: /);
+  test("a well-heard call's summary says what the caller asked, what the agent answered, and how the call ended", async () => {
+    const analysis = await analyze([
+      { role: "user", content: "Hello?" },
+      { role: "agent", content: "Hello! I'm Parley's built-in demo agent. Ask me about opening hours, prices or how to book." },
+      { role: "user", content: "What are your opening hours?" },
+      { role: "agent", content: "We are open Monday to Friday, 9 am to 5 pm." },
+      { role: "user", content: "How much does it cost? What are your prices?" },
+      { role: "agent", content: "A standard consultation costs 40 dollars." },
+      { role: "user", content: "Thanks, that's all I needed. Goodbye." },
+    ]);
+    assert.equal(
+      analysis.call_summary,
+      "The caller asked about the opening hours; the agent said they are open Monday to Friday, 9 am to 5 pm. " +
+        "The caller asked how much it costs and about the prices; the agent said a standard consultation costs 40 dollars. " +
+        "The caller thanked the agent and said goodbye.",
+    );
+    assert.equal(analysis.call_successful, true);
+    assert.equal(analysis.user_sentiment, "Positive");
+  });
+
+  test("a recognizer's unpunctuated, lower-case transcript reads the same, run-on questions included", async () => {
+    const analysis = await analyze([
+      { role: "user", content: "hello" },
+      { role: "agent", content: "Hello! Ask me about opening hours or prices." },
+      { role: "user", content: "how much does it cost what are your prices" },
+      { role: "agent", content: "A standard consultation costs 40 dollars." },
+      { role: "user", content: "thanks that's all i needed goodbye" },
+    ]);
+    assert.equal(
+      analysis.call_summary,
+      "The caller asked how much it costs and about the prices; the agent said a standard consultation costs 40 dollars. The caller thanked the agent and said goodbye.",
+    );
+  });
+
+  test("what the caller wanted, the agent's own words quoted, an offer accepted, and a question the agent could not answer", async () => {
+    const booking = await analyze([
+      { role: "user", content: "How do I book an appointment?" },
+      { role: "agent", content: "Tell me a day and time that suits you and I will book it." },
+      { role: "user", content: "I want to book Tuesday at 3pm." },
+      { role: "agent", content: "Done: you're booked for Tuesday at 3 pm." },
+      { role: "user", content: "Do you have parking?" },
+      { role: "agent", content: "Sorry, I cannot help with that." },
+    ]);
+    assert.equal(
+      booking.call_summary,
+      'The caller asked how to book an appointment; the agent said: "Tell me a day and time that suits you and I will book it." ' +
+        "The caller wanted to book Tuesday at 3pm; the agent said the caller is booked for Tuesday at 3 pm. " +
+        "The caller asked whether they have parking, which the agent could not answer.",
+    );
+    assert.equal(booking.call_successful, true);
+    const offer = await analyze(TRANSCRIPT);
+    assert.equal(
+      offer.call_summary,
+      "The agent asked \"Would you like to book an appointment?\" and the caller said yes; then the agent said the caller's appointment is booked for Thursday at nine. The caller thanked the agent.",
+    );
+  });
+
+  test("a misheard call says plainly that the agent could not understand the caller, and was not successful", async () => {
+    const analysis = await analyze([
+      { role: "user", content: "oh" },
+      { role: "agent", content: "Hello! How can I help?" },
+      { role: "user", content: "yes my rogue where" },
+      { role: "agent", content: "I'm sorry, I don't have an answer to that yet." },
+      { role: "user", content: "i" },
+    ]);
+    assert.equal(analysis.call_summary, 'The agent could not understand the caller, who was heard saying only "oh", "yes my rogue where" and "i".');
+    assert.equal(analysis.call_successful, false);
+  });
+
+  test("a call where the caller said nothing says so, with what the agent said", async () => {
+    const analysis = await analyze([{ role: "agent", content: "Hello? Is anyone there?" }]);
+    assert.equal(analysis.call_summary, 'The caller did not say anything that could be heard. The agent said: "Hello? Is anyone there?"');
   });
 
   test("the user's sentiment follows the scores of the words they said", async () => {
@@ -122,13 +191,47 @@ describe("analysis by the built-in agent", () => {
     assert.equal(analysis.call_successful, false);
   });
 
-  test("success stays undecided once the user has spoken", async () => {
-    assert.equal((await analyze(TRANSCRIPT)).call_successful, null);
+  test("success stays undecided when the caller asked for nothing", async () => {
+    const analysis = await analyze([
+      { role: "user", content: "Hi there." },
+      { role: "agent", content: "Hello! How can I help?" },
+      { role: "user", content: "Bye." },
+    ]);
+    assert.equal(analysis.call_successful, null);
+    assert.equal(analysis.call_summary, "The caller said goodbye.");
   });
 
-  test("a yes/no field is true when a statement affirms its words, and text and number fields stay null", async () => {
+  test("a yes/no field is true when a statement affirms its words; a day is read from the caller's words", async () => {
     const analysis = await analyze(TRANSCRIPT, FIELDS);
-    assert.deepEqual(analysis.custom_analysis_data, { appointment_booked: true, preferred_day: null, party_size: null });
+    assert.deepEqual(analysis.custom_analysis_data, { appointment_booked: true, preferred_day: "Thursday", party_size: null });
+  });
+
+  test("text and number fields are read where the caller says them, and stay null where nobody does", async () => {
+    const fields: AnalysisField[] = [
+      { name: "party_size", type: "number" },
+      { name: "callerName", type: "string" },
+      { name: "email", type: "string" },
+      { name: "preferred_time", type: "string" },
+      { name: "preferred_day", type: "string" },
+      { name: "favourite_colour", type: "string" },
+    ];
+    const analysis = await analyze(
+      [
+        { role: "agent", content: "Hello, this is Acme. We are open Monday to Friday." },
+        { role: "user", content: "My name is Ada Lovelace. I'd like a table for four people at 7 pm, my email is ada@example.org." },
+        { role: "agent", content: "How many people again?" },
+        { role: "user", content: "Sorry, 5 people." },
+      ],
+      fields,
+    );
+    assert.deepEqual(analysis.custom_analysis_data, {
+      party_size: 5,
+      callerName: "Ada Lovelace",
+      email: "ada@example.org",
+      preferred_time: "7 pm",
+      preferred_day: null,
+      favourite_colour: null,
+    });
   });
 
   test("a set phrase such as \"no problem\" does not negate the statement it opens", async () => {

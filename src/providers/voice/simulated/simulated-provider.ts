@@ -23,9 +23,10 @@ export interface SimulatedProviderOptions {
 
 /**
  * The embedded voice provider: no network, no telephony. A phone call rings for `ring_ms`, then the simulated callee
- * says its lines `turn_ms` apart, the agent answering each, and hangs up after its last line. A web call is ready
- * after `ring_ms`; its client joins through the web-call transport. Calls live in this process, which is why the
- * domain records which instance carries each one (see CallSupervisor, which also ends a call at its maximum length).
+ * says its lines, each `turn_ms` after the agent has answered the one before, and hangs up after its last line. A
+ * web call is ready after `ring_ms`; its client joins through the web-call transport. Calls live in this process,
+ * which is why the domain records which instance carries each one (see CallSupervisor, which also ends a call at its
+ * maximum length).
  */
 export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
   readonly name = "simulated";
@@ -84,12 +85,13 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
     }
   }
 
-  /** A phone call with real audio: the simulated callee speaks, the pipeline hears it and speaks the agent's answers. */
+  /**
+   * A phone call with real audio: the simulated callee speaks, the pipeline hears it and speaks the agent's answers.
+   * The phone rings for `ring_ms` and until the callee's lines are made, so that the call holds only its audio.
+   */
   private async runAudioPhoneCall(request: PhoneCallRequest, carried: Carried, audio: NonNullable<SimulatedProviderOptions["audio"]>): Promise<void> {
     const { signal } = carried.controller;
     const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
-    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
-    const connectedAt = Date.now();
     let pipeline: VoicePipeline | undefined;
     const callee = new SimulatedCallee({
       lines: simulatedCallerLines(request.config),
@@ -98,7 +100,9 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
       hear: (frame) => pipeline?.hear(frame),
       signal,
     });
-    pipeline = await this.calls.startPipeline(request, callee, audio.speech, carried, connectedAt);
+    const [rang, ready] = await Promise.all([sleep(ringMs, signal), callee.prepare()]);
+    if (!rang || !ready || !(await this.sink.connected(request.callId))) return;
+    pipeline = await this.calls.startPipeline(request, callee, audio.speech, carried, Date.now());
     if (pipeline && (await callee.run())) await this.sink.ended(request.callId, "user_hangup");
   }
 
