@@ -39,6 +39,8 @@ import type { ProjectService } from "./domain/projects/project-service.js";
 import { recordingKey, RecordingUrlSigner, type RecordingStorage } from "./domain/calls/recordings.js";
 import type { ThreadService } from "./domain/threads/thread-service.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
+import type { CallToolSupport } from "./domain/calls/call-agent.js";
+import { SecretBox } from "./domain/access/secrets.js";
 
 export interface VoiceDeps {
   config: Config;
@@ -52,6 +54,7 @@ export interface VoiceDeps {
   locks: ThreadLocks;
   llm: LlmFactory;
   chat: ChatService;
+  tools: CallToolSupport;
   invalidations: Invalidations;
   log: Logger;
 }
@@ -173,6 +176,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     vendor: vendorStore,
     publicBaseUrl,
     log,
+    tools: deps.tools,
+    secretBox: new SecretBox(deps.secrets.encryptionKey),
   });
   const twilio = new TwilioCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, speech: speechCalls, mediaToken, log });
   const retell = new RetellCalls({ db, calls: callsStore, vendor: vendorStore, lifecycle, service: calls, locks: deps.locks, log, socketGraceMs: settings.vendorSocketGraceMs });

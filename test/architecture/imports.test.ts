@@ -76,7 +76,7 @@ const allowed: Record<string, string> = {
   "domain/calls/call-lifecycle.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-views.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-analysis.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-service.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
+  "domain/calls/call-agent.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
   "domain/calls/call-service.ts -> providers/voice/types.ts": "calls reshaping",
   "domain/calls/call-results.ts -> providers/voice/speakers.ts": "calls reshaping",
   "providers/voice/retell/retell-payloads.ts -> domain/calls/call-analysis.ts": "calls reshaping",

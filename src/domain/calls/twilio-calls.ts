@@ -9,6 +9,7 @@ import { ForbiddenError } from "../shared/errors.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
 import type { DisconnectionReason } from "./call-states.js";
+import type { CallAction } from "../tools/ports.js";
 import type { CallRecord, CallsRepository } from "./calls-repository.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 
@@ -30,7 +31,13 @@ export interface CallSpeech {
    * Starts the call's pipeline on `transport`, with the agent `prepare` resolves; `failed` is told why the call cannot
    * go on when a stage fails later. Undefined, having told `failed`, when an engine the project needs is missing.
    */
-  carry(callId: string, prepare: () => Promise<ProviderCall>, transport: AudioTransport, failed: (reason: DisconnectionReason) => void): Promise<CallListener | undefined>;
+  carry(
+    callId: string,
+    prepare: () => Promise<ProviderCall>,
+    transport: AudioTransport,
+    failed: (reason: DisconnectionReason) => void,
+    onCallAction: (action: CallAction) => void,
+  ): Promise<CallListener | undefined>;
 }
 
 /** Twilio's final call statuses, as Parley's disconnection reasons. */
@@ -99,15 +106,28 @@ export class TwilioCalls {
       this.deps.lifecycle.finish(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
     }, config.voice.max_call_seconds * 1000);
     limit.unref();
+    const finish = (reason: DisconnectionReason) => {
+      this.deps.lifecycle.finish(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
+    };
+    // A transfer ends the media stream (Twilio moves the call to its <Dial>): that end is not the caller hanging up.
+    let transferring = false;
+    const act = async (action: CallAction) => {
+      if (action.kind === "end_call") return finish("agent_hangup");
+      transferring = true;
+      try {
+        await this.deps.service.transfer(call.id, action.number);
+        finish("call_transfer");
+      } catch (error) {
+        this.deps.log.warn({ err: error, callId: call.id }, "transferring a Twilio call failed");
+        finish("error_provider");
+      }
+    };
     return {
       callId: call.id,
       hungUp: async () => {
-        await this.deps.lifecycle.finish(call.id, "user_hangup");
+        if (!transferring) await this.deps.lifecycle.finish(call.id, "user_hangup");
       },
-      attach: (transport) =>
-        this.deps.speech.carry(call.id, () => this.deps.service.agentFor(call), transport, (reason) => {
-          this.deps.lifecycle.finish(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
-        }),
+      attach: (transport) => this.deps.speech.carry(call.id, () => this.deps.service.agentFor(call), transport, finish, (action) => void act(action)),
       release: () => clearTimeout(limit),
       log: this.deps.log,
     };

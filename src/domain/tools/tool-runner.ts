@@ -2,7 +2,7 @@ import type { ToolCallRequest, ToolSpec } from "../../providers/llm/types.js";
 import { jsonSchemaProblem } from "../shared/json-schema.js";
 import type { ToolDefinition } from "./tool-definitions.js";
 import { signToolRequest, TOOL_SIGNATURE_HEADER } from "./tool-signature.js";
-import type { ToolPostResult, ToolTransport } from "./ports.js";
+import type { CallAction, ToolPostResult, ToolTransport } from "./ports.js";
 
 /** Where a tool is called from: what a tool can do depends on it (a chat cannot be hung up or transferred). */
 export type ToolChannel = "chat" | "web_call" | "phone_call";
@@ -31,9 +31,6 @@ export interface ToolCallRecord {
   result: unknown;
   duration_ms: number;
 }
-
-/** What the call layer must do once the agent's last sentence has been played. */
-export type CallAction = { kind: "end_call" } | { kind: "transfer_call"; number: string };
 
 export interface ToolCallDone {
   record: ToolCallRecord;
@@ -64,6 +61,12 @@ export class ToolRunner {
   /** The tools offered to the model. */
   specs(): ToolSpec[] {
     return this.offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+  }
+
+  /** What to say in a call while the named tool runs: an http tool's `speak_during_execution`, else "". */
+  speechFor(name: string): string {
+    const tool = this.offered.find((candidate) => candidate.name === name);
+    return tool?.type === "http" ? tool.speak_during_execution : "";
   }
 
   async run(call: ToolCallRequest, origin: ToolCallOrigin): Promise<ToolCallDone> {

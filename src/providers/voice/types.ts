@@ -1,5 +1,6 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import type { ProjectConfig, ProjectSecrets } from "../../domain/projects/project-config.js";
+import type { CallAction } from "../../domain/tools/ports.js";
 import type { Speaker } from "./speakers.js";
 import type { SpeechKeys } from "../speech/engines.js";
 
@@ -15,19 +16,26 @@ export interface TranscriptItem {
   content: string;
 }
 
+/** How a carrier takes part in one of the agent's turns, besides streaming its text. */
+export interface VoiceTurnOptions {
+  /** `false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
+  recordReply?: boolean;
+  /** A tool started that has words to say while it runs (`speak_during_execution`): the carrier says them now. */
+  onToolSpeech?(text: string): void;
+  /**
+   * The model asked to end or transfer the call (`end_call`, `transfer_call`): the carrier does so once the reply has
+   * been played to the end.
+   */
+  onCallAction?(action: CallAction): void;
+}
+
 /** The agent side of one call, fed the transcript so far (as vendors' LLM WebSockets are). */
 export interface VoiceAgent {
   /**
    * Records the transcript's utterances it has not seen yet and answers the last user turn, streaming the reply
    * through `onDelta`. Undefined when the call is no longer ongoing (or `signal` aborted): the provider hangs up.
    */
-  respond(
-    transcript: readonly TranscriptItem[],
-    onDelta?: (text: string) => void,
-    signal?: AbortSignal,
-    /** `recordReply: false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
-    options?: { recordReply?: boolean },
-  ): Promise<string | undefined>;
+  respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal, options?: VoiceTurnOptions): Promise<string | undefined>;
   /** Records the transcript's new utterances without answering (a callee's closing words); false when the call is over. */
   hear(transcript: readonly TranscriptItem[]): Promise<boolean>;
 }
@@ -86,6 +94,8 @@ export interface VoiceProvider {
   createWebCall(request: ProviderCall): Promise<PlacedCall | void>;
   /** Ends, at the vendor, a call that Parley ended (DELETE, its maximum duration); from whichever instance ended it. */
   hangUp?(call: RemoteCall): Promise<void>;
+  /** Hands a live phone call to another number at the vendor (the agent's `transfer_call`), for vendors Parley steers by REST. */
+  transfer?(call: RemoteCall, number: string): Promise<void>;
   /** Hangs up a call this instance carries (a no-op for others); the domain has already recorded why. */
   endCall(callId: string, reason: DisconnectionReason): Promise<void>;
   /** Drops every call this instance carries, without reporting them (shutdown). */
