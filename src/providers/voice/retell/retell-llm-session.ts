@@ -153,7 +153,7 @@ export class RetellLlmSession {
     try {
       reply = await this.call.agent.respond([...this.items], say, controller.signal, {
         // Retell speaks whatever streams in: the words to say while a tool runs are a delta like the model's.
-        onToolSpeech: (filler) => say(` ${filler} `),
+        onToolSpeech: (filler) => say(` ${filler}`),
         onCallAction: (action) => actions.push(action),
       });
     } catch (error) {
