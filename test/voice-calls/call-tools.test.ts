@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startFakeOpenAi, type CapturedRequest, type FakeBehaviour, type FakeLlmServer } from "../support/fake-llm-servers.js";
+import { acmeAgent } from "../support/fixtures.js";
 import { startToolReceiver, type ToolReceiver } from "../support/tool-receiver.js";
 import { accountId, forEachVoiceDatabase, listen, TestSocket, waitForCall } from "./support.js";
 
@@ -174,6 +175,25 @@ forEachVoiceDatabase("tools during calls", (h) => {
     const webOffered = (model.requests[webRequestsBefore]!.json as { tools: { function: { name: string } }[] }).tools.map((tool) => tool.function.name);
     assert.deepEqual(webOffered, ["end_call", "book_appointment"]);
     assert.equal((await waitForCall(h().request, apiKey, webCallId, (detail) => detail.status === "ended")).disconnection_reason, "agent_hangup");
+    events.close();
+  });
+
+  test("the built-in agent ends a call on the caller's farewell when the project gives it end_call, and not before", async () => {
+    const { apiKey, projectId } = await h().organization({ agent: { ...acmeAgent, tools: [{ name: "hang_up", type: "end_call" }] }, voice: { accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }] } });
+    const threadId = await h().thread(apiKey);
+    const events = await TestSocket.open(`${base}/threads/${threadId}/events`, { authorization: apiKey });
+    await h().request({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
+    const ready = await events.next((event) => event["type"] === "web_call.ready");
+    const callId = String(ready["call_id"]);
+    const call = await TestSocket.open(`${base}/calls/${callId}/ws?token=${String(ready["access_token"])}`);
+    await call.next((message) => message["type"] === "call.started");
+    call.send({ type: "text", text: "What are your opening hours?" });
+    assert.equal((await call.next((message) => message["type"] === "agent_message"))["text"], "We are open from 9 to 5 on weekdays.");
+    call.send({ type: "text", text: "Great, thanks. Bye." });
+    assert.equal((await call.next((message) => message["type"] === "agent_message"))["text"], "Thank you for calling. Goodbye!");
+    assert.deepEqual(await call.next((message) => message["type"] === "call.ended"), { type: "call.ended", reason: "agent_hangup" });
+    const ended = await waitForCall(h().request, apiKey, callId, (detail) => detail.status === "ended");
+    assert.equal(ended.disconnection_reason, "agent_hangup");
     events.close();
   });
 });

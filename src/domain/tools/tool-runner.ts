@@ -60,7 +60,7 @@ export class ToolRunner {
 
   /** The tools offered to the model. */
   specs(): ToolSpec[] {
-    return this.offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    return this.offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.type === "end_call" ? { endsCall: true } : {}) }));
   }
 
   /** What to say in a call while the named tool runs: an http tool's `speak_during_execution`, else "". */
