@@ -1,7 +1,8 @@
 /**
  * `--only voice`: bench/voice-calls.ts (concurrent simulated calls) is a script of its own rather than a module,
  * so it runs as a child process, once per database, and its report is passed on; the figures it prints (peak
- * concurrent calls, reply latency p99) become rows when they can be read from it.
+ * concurrent calls, reply latency p99) become rows when they can be read from it. bench/voice-speech.ts (real audio)
+ * and bench/voice-tools.ts (a turn with a tool) run the same way.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -59,6 +60,16 @@ export const voiceCalls: Benchmark = {
     if (idle) rows.push(row({ benchmark: "voice with audio", db: "pglite", name: "resident memory, idle instance", figure: Number(idle[1]), unit: "MB", target: "≤ 300 MB" }, { on: "figure", atMost: 300 }));
     const perCall = [...speech.matchAll(/resident memory: idle \d+ MB, ([\d.]+) MB per active call at (\d+) calls/g)].at(-1);
     if (perCall) rows.push(row({ benchmark: "voice with audio", db: "pglite", name: `resident memory per active call (${perCall[2]} calls)`, figure: Number(perCall[1]), unit: "MB" }));
+    // A turn with a tool, through the pipeline: to the filler phrase while the tool runs, and to the answer after it.
+    const { stdout: tools } = await run(process.execPath, ["--import", "tsx", benchFile("voice-tools.ts"), context.options.quick ? "3" : "10", "800"], { timeout: 10 * 60_000, maxBuffer: 1 << 20 });
+    details["tools"] = tools;
+    const toolTurn = /filler phrase p50 (\d+) ms, p99 (\d+) ms; answer p50 (\d+) ms, p99 (\d+) ms/.exec(tools);
+    if (toolTurn) {
+      const [, fillerP50 = "0", , answerP50 = "0", answerP99 = "0"] = toolTurn;
+      rows.push(row({ benchmark: "voice with a tool", db: "-", name: "to the filler phrase p50", figure: Number(fillerP50), unit: "ms", target: "< 1000 ms" }, { on: "figure", atMost: 1000 }));
+      rows.push(row({ benchmark: "voice with a tool", db: "-", name: "to the answer p50 (tool 800 ms)", figure: Number(answerP50), unit: "ms" }));
+      rows.push(row({ benchmark: "voice with a tool", db: "-", name: "to the answer p99 (tool 800 ms)", figure: Number(answerP99), unit: "ms" }));
+    }
     return { rows, details, notes };
   },
 };

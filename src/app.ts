@@ -9,7 +9,7 @@ import { ProjectService } from "./domain/projects/project-service.js";
 import { SecretBox } from "./domain/access/secrets.js";
 import { ThreadTokens } from "./domain/access/thread-tokens.js";
 import { ThreadService } from "./domain/threads/thread-service.js";
-import { ChatService, turnSetupSize, type LlmFactory, type TurnSetup } from "./domain/chat/chat-service.js";
+import { ChatService, turnSetupSize, type ChatToolSupport, type LlmFactory, type TurnSetup } from "./domain/chat/chat-service.js";
 import { HistoryService } from "./domain/history/history-service.js";
 import { SummaryService } from "./domain/chat/summaries.js";
 import { RateLimits } from "./domain/access/rate-limits.js";
@@ -117,13 +117,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const usage = new UsageStore(db);
   const notifier = new Notifier(db);
   threads.onContextChange((threadId) => invalidations.changed(changeTags.threadSetup(threadId)));
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, {
+  const tools: ChatToolSupport = {
     transport: new HttpToolTransport({ allowInternalNetworks: config.toolsAllowPrivateNetworks }),
     // The events service is made with the voice services below; a turn runs only once the app is built.
     announce: async (threadId, payload) => {
       await voice.events.publish(threadId, "tool.called", payload);
     },
-  });
+  };
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, tools);
   const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
@@ -163,6 +164,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     locks,
     llm,
     chat,
+    tools,
     invalidations,
     log: logger,
   });

@@ -42,6 +42,8 @@ import type { ProjectService } from "./domain/projects/project-service.js";
 import { recordingKey, RecordingUrlSigner, type RecordingStorage } from "./domain/calls/recordings.js";
 import type { ThreadService } from "./domain/threads/thread-service.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
+import type { CallToolSupport } from "./domain/calls/call-agent.js";
+import { SecretBox } from "./domain/access/secrets.js";
 
 export interface VoiceDeps {
   config: Config;
@@ -55,6 +57,7 @@ export interface VoiceDeps {
   locks: ThreadLocks;
   llm: LlmFactory;
   chat: ChatService;
+  tools: CallToolSupport;
   invalidations: Invalidations;
   log: Logger;
 }
@@ -179,6 +182,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     publicBaseUrl,
     log,
     capabilities,
+    tools: deps.tools,
+    secretBox: new SecretBox(deps.secrets.encryptionKey),
   });
   const carriers = new CallCarriers({ calls: callsStore, vendor: vendorStore, lifecycle, events: new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks }), service: calls });
   const twilio = new TwilioCalls({ carriers, speech: speechCalls, mediaToken, log });

@@ -32,8 +32,12 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
         callee: Type.String({ maxLength: 64 }),
         project_id: Type.String({ format: "uuid" }),
         scheduled_for: Type.Optional(Nullable(DateTimeField({ format: "date-time", description: "ISO 8601; must be in the future" }))),
-        verification_code: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
-        appointment_opening_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Accepted; not used by the simulated provider" }))),
+        verification_code: Type.Optional(
+          Nullable(Type.String({ maxLength: 200, description: "The prompt variable `{{verification_code}}` of this call only; stored encrypted, never returned" })),
+        ),
+        appointment_opening_id: Type.Optional(
+          Nullable(Type.String({ maxLength: 200, description: "The prompt variable `{{appointment_opening_id}}` of this call, and `call.appointment_opening_id` of each tool request" })),
+        ),
         voice_provider_account_id: Type.Optional(Nullable(Type.String({ format: "uuid" }))),
       }),
       responses: withErrors({ 200: PhoneCall }, [404, 409, 502]),
@@ -43,6 +47,8 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
           projectId: body.project_id,
           ...(body.scheduled_for ? { scheduledFor: { at: body.scheduled_for, input: isPlainObject(request.body) ? request.body["scheduled_for"] : undefined } } : {}),
           ...(body.voice_provider_account_id ? { voiceProviderAccountId: body.voice_provider_account_id } : {}),
+          ...(typeof body.appointment_opening_id === "string" ? { appointmentOpeningId: body.appointment_opening_id } : {}),
+          ...(typeof body.verification_code === "string" ? { verificationCode: body.verification_code } : {}),
         }),
     }),
     defineRoute({

@@ -16,8 +16,9 @@ export class CallsStore implements CallsRepository {
   async insert(call: NewCall, tx: Queryable = this.db): Promise<CallRecord | undefined> {
     const [row] = await tx.query<CallRecord>(
       `INSERT INTO calls AS c (id, organization_id, thread_id, project_id, config_version_id, call_type, direction, status,
-                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at, provider)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14)
+                               from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at, provider,
+                               appointment_opening_id, verification_code_sealed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14, $15, $16)
        ON CONFLICT DO NOTHING RETURNING ${columns}`,
       [
         call.id,
@@ -34,6 +35,8 @@ export class CallsStore implements CallsRepository {
         call.scheduledFor,
         call.owner,
         call.provider,
+        call.appointmentOpeningId,
+        call.verificationCodeSealed,
       ],
     );
     return row;
@@ -176,7 +179,7 @@ export class CallsStore implements CallsRepository {
    */
   async recordUtterance(
     callId: string,
-    utterance: { id: string; role: "user" | "assistant"; content: string },
+    utterance: { id: string; role: "user" | "assistant"; content: string; extras: Record<string, unknown> },
     tx: Queryable = this.db,
   ): Promise<{ threadId: string; conversationId: number } | undefined> {
     const [row] = await tx.query<{ thread_id: string; conversation_id: number }>(
@@ -188,12 +191,12 @@ export class CallsStore implements CallsRepository {
        ), stored AS (
          SELECT counters.last_event_seq AS event_seq,
                 parley_store_message(call.thread_id, counters.last_message_seq, counters.last_event_seq, $2, call.conversation_id, $3, $4,
-                                     jsonb_build_object('call_id', $1::text, 'source', 'voice'), jsonb_build_object('call_id', $1::text))
+                                     $5::jsonb || jsonb_build_object('call_id', $1::text, 'source', 'voice'), jsonb_build_object('call_id', $1::text))
            FROM call, counters
        )
        SELECT call.thread_id, call.conversation_id, pg_notify('${threadEventsChannel}', call.thread_id || ' ' || stored.event_seq)
          FROM call, stored`,
-      [callId, utterance.id, utterance.role, utterance.content],
+      [callId, utterance.id, utterance.role, utterance.content, jsonParam(utterance.extras)],
     );
     return row ? { threadId: row.thread_id, conversationId: row.conversation_id } : undefined;
   }

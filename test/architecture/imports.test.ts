@@ -66,7 +66,7 @@ const allowed: Record<string, string> = {
   "domain/calls/call-lifecycle.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-views.ts -> providers/voice/speakers.ts": "calls reshaping",
   "domain/calls/call-analysis.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-service.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
+  "domain/calls/call-agent.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
   "domain/calls/call-results.ts -> providers/voice/speakers.ts": "calls reshaping",
   "providers/voice/retell/retell-payloads.ts -> domain/calls/call-analysis.ts": "calls reshaping",
   // The recording of a call without audio is rendered by the post-call job in the domain; rendering it belongs behind

@@ -60,10 +60,13 @@ export class TestSocket {
   readonly received: Record<string, unknown>[] = [];
   private waiters: (() => void)[] = [];
   closed: { code: number; reason: string } | undefined;
+  /** Binary frames received: a web call's agent speech (16 kHz PCM). */
+  audioFrames = 0;
 
   private constructor(readonly socket: WebSocket) {
-    socket.on("message", (data) => {
-      this.received.push(JSON.parse(String(data)) as Record<string, unknown>);
+    socket.on("message", (data, isBinary) => {
+      if (isBinary) this.audioFrames += 1;
+      else this.received.push(JSON.parse(String(data)) as Record<string, unknown>);
       this.wake();
     });
     socket.on("close", (code, reason) => {
@@ -88,6 +91,11 @@ export class TestSocket {
 
   send(message: unknown): void {
     this.socket.send(JSON.stringify(message));
+  }
+
+  /** A binary frame: the caller's microphone, 16 kHz 16-bit little-endian mono PCM. */
+  sendAudio(samples: Int16Array): void {
+    this.socket.send(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
   }
 
   /** The first received message (not yet taken) that matches, waiting for it. */

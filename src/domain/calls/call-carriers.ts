@@ -59,4 +59,8 @@ export class CallCarriers implements CarrierPort {
   closesConversation(reply: string): boolean {
     return replyClosesConversation(reply);
   }
+
+  transfer(callId: string, number: string): Promise<void> {
+    return this.deps.service.transfer(callId, number);
+  }
 }

@@ -113,13 +113,19 @@ export class CallLifecycle implements CallEventSink {
     return (await this.stores.calls.utterances(threadId, callId)).map((utterance) => ({ role: speakerOfRole(utterance.role), content: utterance.content }));
   }
 
-  /** Stores utterances of an ongoing call in its conversation; false (nothing more stored) once the call is over. */
-  async record(callId: string, utterances: TranscriptItem[]): Promise<boolean> {
+  /**
+   * Stores utterances of an ongoing call in its conversation, with their message extras (an agent's tool calls):
+   * their message ids, in order; undefined (nothing more stored) once the call is over.
+   */
+  async record(callId: string, utterances: (TranscriptItem & { extras?: Record<string, unknown> })[]): Promise<string[] | undefined> {
+    const ids: string[] = [];
     for (const utterance of utterances) {
+      const id = uuidv7();
       const role = roleOfSpeaker(utterance.role);
-      if (!(await this.stores.calls.recordUtterance(callId, { id: uuidv7(), role, content: utterance.content }))) return false;
+      if (!(await this.stores.calls.recordUtterance(callId, { id, role, content: utterance.content, extras: utterance.extras ?? {} }))) return undefined;
+      ids.push(id);
     }
-    return true;
+    return ids;
   }
 
   /**

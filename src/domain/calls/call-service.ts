@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
-import { VoiceAgentSession } from "../../providers/voice/voice-agent-session.js";
 import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
 import type { DisconnectionReason } from "./call-states.js";
@@ -14,10 +13,10 @@ import { callDetail, callSummary, decodeListCursor, encodeListCursor, phoneCallV
 import type { LlmFactory } from "../chat/chat-service.js";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, UpstreamError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
-import { buildPrompt } from "../chat/prompt.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
-import { hashCredential, sameSecret } from "../access/secrets.js";
+import { hashCredential, sameSecret, type SecretBox } from "../access/secrets.js";
+import { callAgent, type CallToolSupport } from "./call-agent.js";
 import type { ThreadService } from "../threads/thread-service.js";
 
 export interface PhoneCallInput {
@@ -26,6 +25,10 @@ export interface PhoneCallInput {
   /** The parsed time and the value as sent (for the 422's `input`). */
   scheduledFor?: { at: Date; input: unknown };
   voiceProviderAccountId?: string;
+  /** A prompt variable of the call, and part of each tool request. */
+  appointmentOpeningId?: string;
+  /** A prompt variable of the call only; stored sealed, never returned. */
+  verificationCode?: string;
 }
 
 export interface CallListQuery {
@@ -58,6 +61,10 @@ export interface CallServiceDeps {
   publicBaseUrl: string | undefined;
   log: Logger;
   capabilities: CapabilitiesOf;
+  /** How the agent's tools reach their receivers and announce their calls. */
+  tools: CallToolSupport;
+  /** Seals a call's verification code (the server's encryption key). */
+  secretBox: SecretBox;
 }
 
 /** Ends that Parley decides, which a vendor carrying the call must be told of; other ends come from the vendor. */
@@ -110,6 +117,8 @@ export class CallService {
           voiceProviderAccountId: line.accountId,
           scheduledFor,
           owner: scheduledFor || this.carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
+          appointmentOpeningId: input.appointmentOpeningId ?? null,
+          verificationCodeSealed: input.verificationCode !== undefined ? this.deps.secretBox.seal(input.verificationCode) : null,
         },
         tx,
       );
@@ -154,6 +163,8 @@ export class CallService {
           voiceProviderAccountId: accountId ?? null,
           scheduledFor: null,
           owner: this.carriedByVendor(resolved.config.voice.provider) ? null : this.deps.owner,
+          appointmentOpeningId: null,
+          verificationCodeSealed: null,
         },
         tx,
       );
@@ -277,6 +288,14 @@ export class CallService {
     return this.deps.capabilities(provider).carries === "vendor";
   }
 
+  /** Hands a live phone call to `number` at its vendor (the agent's `transfer_call`); throws when the vendor refuses. */
+  async transfer(callId: string, number: string): Promise<void> {
+    const call = await this.deps.calls.findById(callId);
+    if (!call?.provider_call_id || !this.deps.provider.transfer) throw new Error("the call has no vendor call to transfer");
+    const resolved = await this.resolveVersion(call);
+    await this.deps.provider.transfer({ callId, providerCallId: call.provider_call_id, config: resolved.config, secrets: resolved.secrets }, number);
+  }
+
   /** A vendor reaches Parley at `PUBLIC_BASE_URL`; without it, its webhooks and sockets could never arrive. */
   private requirePublicAddress(resolved: ResolvedProject, projectId: string): void {
     const provider = resolved.config.voice.provider;
@@ -297,14 +316,15 @@ export class CallService {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
-    const session = new VoiceAgentSession({
-      llm: this.deps.llm(agent, resolved.secrets.agentApiKey, thread.context),
-      preamble: () => buildPrompt({ systemPrompt: agent.system_prompt, context: thread.context, timezone: thread.timezone, now: new Date(), history: [] }),
-      maxHistoryMessages: agent.max_history_messages,
-      record: (utterances) => this.deps.lifecycle.record(call.id, utterances),
-      serialize: (work) => this.deps.locks.withLock(call.thread_id, work),
+    const session = callAgent(
+      this.deps,
+      call,
+      thread,
+      agent,
+      (context) => this.deps.llm(agent, resolved.secrets.agentApiKey, context),
+      resolved.secrets.toolSecret,
       recorded,
-    });
+    );
     const { sttApiKey, ttsApiKey } = resolved.secrets;
     const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
     return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session, speechKeys, context: thread.context };

@@ -38,6 +38,10 @@ export interface CallRecord {
   vendor_duration_seconds: number | null;
   /** The seconds of voice usage charged for the call so far. */
   billed_seconds: number | null;
+  /** The phone-call request's `appointment_opening_id`: a prompt variable of the call, and part of each tool request. */
+  appointment_opening_id: string | null;
+  /** The phone-call request's `verification_code`, sealed (SecretBox); never returned. */
+  verification_code_sealed: string | null;
   created_at: Date;
   /** `created_at` to the microsecond, as the listing's keyset cursor needs it (a JS Date keeps milliseconds). */
   created_key: string;
@@ -58,6 +62,8 @@ export interface NewCall {
   scheduledFor: Date | null;
   owner: string | null;
   provider: string;
+  appointmentOpeningId: string | null;
+  verificationCodeSealed: string | null;
 }
 
 export interface CallFilters {
@@ -147,6 +153,8 @@ export interface CallsRepository {
     id: string;
     role: "user" | "assistant";
     content: string;
+    /** The message's extras besides the call's own (`call_id`, `source`): an agent's `tool_calls`. */
+    extras: Record<string, unknown>;
   }, tx?: Queryable): Promise<{
     threadId: string;
     conversationId: number;

@@ -1,4 +1,5 @@
 import type { ProjectConfig, ProjectSecrets } from "../projects/project-config.js";
+import type { CallAction } from "../tools/ports.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { CallRecord } from "./calls-repository.js";
 
@@ -45,7 +46,10 @@ export interface CallMedia {
 }
 
 /** A call as carriers see it: enough to name it, check its credentials and tell its state. */
-export type CarrierCall = Pick<CallRecord, "id" | "organization_id" | "thread_id" | "project_id" | "config_version_id" | "call_type" | "status" | "provider" | "provider_call_id">;
+export type CarrierCall = Pick<
+  CallRecord,
+  "id" | "organization_id" | "thread_id" | "project_id" | "config_version_id" | "call_type" | "status" | "provider" | "provider_call_id" | "conversation_id" | "appointment_opening_id" | "verification_code_sealed"
+>;
 
 /*
  * The ports of calls: what the domain asks of voice providers (VoiceProvider and its capabilities, the web-call
@@ -104,6 +108,8 @@ export interface CarrierPort {
   history(call: CarrierCall): Promise<TranscriptItem[]>;
   /** Whether the agent's reply closes the conversation (a farewell): a vendor that can is told to hang up. */
   closesConversation(reply: string): boolean;
+  /** Hands the live call to another number at its vendor (the agent's `transfer_call`). */
+  transfer(callId: string, number: string): Promise<void>;
 }
 
 /**
@@ -119,18 +125,25 @@ export interface TranscriptItem {
 }
 
 /** The agent side of one call, fed the transcript so far (as vendors' LLM WebSockets are). */
+/** How a carrier takes part in one of the agent's turns, besides streaming its text. */
+export interface VoiceTurnOptions {
+  /** `false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
+  recordReply?: boolean;
+  /** A tool started that has words to say while it runs (`speak_during_execution`): the carrier says them now. */
+  onToolSpeech?(text: string): void;
+  /**
+   * The model asked to end or transfer the call (`end_call`, `transfer_call`): the carrier does so once the reply has
+   * been played to the end.
+   */
+  onCallAction?(action: CallAction): void;
+}
+
 export interface VoiceAgent {
   /**
    * Records the transcript's utterances it has not seen yet and answers the last user turn, streaming the reply
    * through `onDelta`. Undefined when the call is no longer ongoing (or `signal` aborted): the provider hangs up.
    */
-  respond(
-    transcript: readonly TranscriptItem[],
-    onDelta?: (text: string) => void,
-    signal?: AbortSignal,
-    /** `recordReply: false`: the caller records the reply itself, with `hear`, once it knows how much was spoken. */
-    options?: { recordReply?: boolean },
-  ): Promise<string | undefined>;
+  respond(transcript: readonly TranscriptItem[], onDelta?: (text: string) => void, signal?: AbortSignal, options?: VoiceTurnOptions): Promise<string | undefined>;
   /** Records the transcript's new utterances without answering (a callee's closing words); false when the call is over. */
   hear(transcript: readonly TranscriptItem[]): Promise<boolean>;
 }
@@ -190,6 +203,8 @@ export interface VoiceProvider {
   createWebCall(request: ProviderCall): Promise<PlacedCall | void>;
   /** Ends, at the vendor, a call that Parley ended (DELETE, its maximum duration); from whichever instance ended it. */
   hangUp?(call: RemoteCall): Promise<void>;
+  /** Hands a live phone call to another number at the vendor (the agent's `transfer_call`), for vendors Parley steers by REST. */
+  transfer?(call: RemoteCall, number: string): Promise<void>;
   /** Hangs up a call this instance carries (a no-op for others); the domain has already recorded why. */
   endCall(callId: string, reason: DisconnectionReason): Promise<void>;
   /** Drops every call this instance carries, without reporting them (shutdown). */

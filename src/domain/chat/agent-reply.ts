@@ -1,7 +1,8 @@
 import type { AgentTask, LlmProvider, PromptMessage, TokenUsage, ToolCallRequest, ToolRound } from "../../providers/llm/types.js";
 import { ProviderError } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
-import type { CallAction, ToolCallOrigin, ToolCallRecord, ToolRunner } from "../tools/tool-runner.js";
+import type { CallAction } from "../tools/ports.js";
+import type { ToolCallOrigin, ToolCallRecord, ToolRunner } from "../tools/tool-runner.js";
 
 /** Rounds of tool calls one turn may make; the request after the last one asks for an answer without tools. */
 export const MAX_TOOL_ROUNDS = 5;
@@ -13,6 +14,8 @@ export interface ToolUse {
   onToolCall?: (record: ToolCallRecord) => Promise<void>;
   /** Settles before any tool runs: a turn whose user's message is still committing runs no tool before it is durable. */
   ready?: Promise<void>;
+  /** Told, as a round's calls start, of each tool's words to say while it runs (`speak_during_execution`, in calls). */
+  onToolSpeech?: (text: string) => void;
 }
 
 export interface AgentReply {
@@ -29,6 +32,10 @@ export interface AgentReply {
  * One agent turn with tools: the model answers, and while it asks for tool calls (at most `MAX_TOOL_ROUNDS` rounds,
  * the calls of a round run together), their results go back to it. Text streams as it comes, whichever round it
  * belongs to, so the concatenated tokens are the stored reply. A provider failure is an upstream error.
+ *
+ * `signal` (a caller who barged in on a call) stops the turn: the model's request is aborted, and a round whose tools
+ * are still running is not waited for; they finish on their own and are announced through `onToolCall`, but the
+ * reply returned does not list them.
  */
 export async function generateReply(
   provider: LlmProvider,
@@ -69,19 +76,41 @@ export async function generateReply(
       if (error instanceof ProviderError) throw new UpstreamError(`Model provider failed: ${error.message}`, error.options.timedOut ?? false);
       throw error;
     }
-    if (!tools || calls.length === 0 || lastChance) return reply;
+    if (!tools || calls.length === 0 || lastChance || signal?.aborted) return reply;
     await tools.ready;
-    const done = await Promise.all(
+    for (const call of calls) {
+      const speech = tools.runner.speechFor(call.name);
+      if (speech !== "") tools.onToolSpeech?.(speech);
+    }
+    const running = Promise.all(
       calls.map(async (call) => {
         const result = await tools.runner.run(call, tools.origin);
         await tools.onToolCall?.(result.record);
         return result;
       }),
     );
+    const done = signal ? await untilAborted(running, signal) : await running;
+    if (!done) return reply;
     for (const result of done) {
       reply.toolCalls.push(result.record);
       if (result.action) reply.actions.push(result.action);
     }
     rounds.push({ text: roundText, calls, results: calls.map((call, index) => ({ id: call.id, content: done[index]?.content ?? "" })) });
+  }
+}
+
+/** The work's result, or undefined as soon as `signal` aborts (the work goes on; its failure is then ignored). */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return undefined;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }

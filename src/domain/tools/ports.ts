@@ -20,3 +20,6 @@ export const MAX_TOOL_RESULT_BYTES = 16 * 1024;
 export interface ToolTransport {
   post(request: ToolPost): Promise<ToolPostResult>;
 }
+
+/** What the call layer must do once the agent's last sentence has been played: the effect of `end_call` and `transfer_call`. */
+export type CallAction = { kind: "end_call" } | { kind: "transfer_call"; number: string };

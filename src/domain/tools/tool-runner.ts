@@ -2,7 +2,7 @@ import type { ToolCallRequest, ToolSpec } from "../../providers/llm/types.js";
 import { jsonSchemaProblem } from "../shared/json-schema.js";
 import type { ToolDefinition } from "./tool-definitions.js";
 import { signToolRequest, TOOL_SIGNATURE_HEADER } from "./tool-signature.js";
-import type { ToolPostResult, ToolTransport } from "./ports.js";
+import type { CallAction, ToolPostResult, ToolTransport } from "./ports.js";
 
 /** Where a tool is called from: what a tool can do depends on it (a chat cannot be hung up or transferred). */
 export type ToolChannel = "chat" | "web_call" | "phone_call";
@@ -32,9 +32,6 @@ export interface ToolCallRecord {
   duration_ms: number;
 }
 
-/** What the call layer must do once the agent's last sentence has been played. */
-export type CallAction = { kind: "end_call" } | { kind: "transfer_call"; number: string };
-
 export interface ToolCallDone {
   record: ToolCallRecord;
   /** The result as the model reads it. */
@@ -63,7 +60,13 @@ export class ToolRunner {
 
   /** The tools offered to the model. */
   specs(): ToolSpec[] {
-    return this.offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    return this.offered.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters, ...(tool.type === "end_call" ? { endsCall: true } : {}) }));
+  }
+
+  /** What to say in a call while the named tool runs: an http tool's `speak_during_execution`, else "". */
+  speechFor(name: string): string {
+    const tool = this.offered.find((candidate) => candidate.name === name);
+    return tool?.type === "http" ? tool.speak_during_execution : "";
   }
 
   async run(call: ToolCallRequest, origin: ToolCallOrigin): Promise<ToolCallDone> {

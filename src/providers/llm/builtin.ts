@@ -26,6 +26,12 @@ export interface BuiltinSettings {
 export const MIN_RELEVANCE = 0.4;
 
 const OFFER_PREFIX = "One more thing that may help:";
+const FAREWELL = "Thank you for calling. Goodbye!";
+
+/** Words that end with a goodbye ("…that's all, bye.", "Goodbye!"); "say goodbye to long waits, we open at 9" does not. */
+function isFarewell(text: string): boolean {
+  return /\b(good-?\s?bye|bye(\s+now|\s+bye)?|farewell)\s*[.!]*\s*$/i.test(text.trim());
+}
 const CHECK_IN_PREFIX = "Just checking in.";
 
 /** Projects keep their knowledge array for as long as their configuration is cached, so each is indexed once. */
@@ -130,8 +136,20 @@ export class BuiltinProvider implements LlmProvider {
     }
   }
 
-  /** The built-in agent calls no tools: whatever is offered, it answers with text. */
-  respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
-    return textOutputs(this.stream(request));
+  /**
+   * The built-in agent calls no http tools. In a call that offers `end_call`, a caller's farewell is answered with a
+   * goodbye (the knowledge's, when its answer is one) and the call is ended; its round after that says nothing more.
+   */
+  async *respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
+    if ((request.toolRounds ?? []).length > 0) return;
+    const endCall = request.toolChoice === "none" ? undefined : request.tools?.find((tool) => tool.endsCall);
+    const lastUser = request.messages.filter((message) => message.role === "user").at(-1);
+    if (!endCall || !lastUser || !isFarewell(lastUser.content)) {
+      yield* textOutputs(this.stream(request));
+      return;
+    }
+    const answer = builtinText(this.settings, request, this.context);
+    for (const word of wordChunks(isFarewell(answer) ? answer : FAREWELL)) yield { type: "text", text: word };
+    yield { type: "tool_calls", calls: [{ id: "builtin_end_call", name: endCall.name, arguments: "{}" }] };
   }
 }

@@ -26,6 +26,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
+  /** The tool ends the call (`end_call`): the built-in agent, which reads no descriptions, calls it on a farewell. */
+  endsCall?: boolean;
 }
 
 /** A call the model asked for; `arguments` is the JSON text it wrote, which may not parse. */

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import { ProviderError } from "../llm/types.js";
+import type { CallAction } from "../../domain/tools/ports.js";
 import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
-import { isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
+import { isModelFailure, isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
 import type { AudioTransport } from "../speech/pipeline/transport.js";
 import type { CallEventSink, ProviderCall, TranscriptItem, WebCallClient } from "../../domain/calls/ports.js";
 
@@ -64,17 +64,36 @@ export class CarriedCalls {
     this.sink.ended(callId, reason).catch(() => undefined);
   }
 
-  /** The agent's answer; a failing agent ends the call, since a caller cannot be left waiting in silence. */
-  async reply(request: ProviderCall, transcript: TranscriptItem[], signal: AbortSignal, onDelta?: (text: string) => void): Promise<string | undefined> {
+  /**
+   * The agent's answer, and what it asked of the call (to be carried out with `act` once the answer has been given); a
+   * failing agent ends the call, since a caller cannot be left waiting in silence.
+   */
+  async reply(
+    request: ProviderCall,
+    transcript: TranscriptItem[],
+    signal: AbortSignal,
+    onDelta?: (text: string) => void,
+  ): Promise<{ text: string; actions: CallAction[] } | undefined> {
+    const actions: CallAction[] = [];
     try {
-      return await request.agent.respond(transcript, onDelta, signal);
+      const text = await request.agent.respond(transcript, onDelta, signal, { onCallAction: (action) => actions.push(action) });
+      return text === undefined ? undefined : { text, actions };
     } catch (error) {
       if (signal.aborted) return undefined;
       this.log.warn({ err: error, callId: request.callId }, "the agent failed during a call");
       // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
-      await this.sink.ended(request.callId, error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
+      await this.sink.ended(request.callId, isModelFailure(error) ? "error_llm_websocket_runtime" : "error_provider");
       return undefined;
     }
+  }
+
+  /**
+   * Carries out what the agent asked of a call this process carries: `end_call` ends it as `agent_hangup`; a transfer
+   * has no line to go to here, so the call ends as `call_transfer` (the simulated provider's way of handing it over).
+   */
+  act(callId: string, action: CallAction): void {
+    const reason: DisconnectionReason = action.kind === "end_call" ? "agent_hangup" : "call_transfer";
+    this.sink.ended(callId, reason).catch((error: unknown) => this.log.warn({ err: error, callId }, "ending a call the agent ended failed"));
   }
 
   /** The call's speech pipeline; a missing engine ends the call as `error_speech_unavailable`. */
@@ -88,6 +107,7 @@ export class CarriedCalls {
           this.sink.ended(request.callId, reason).catch((error: unknown) => this.log.warn({ err: error, callId: request.callId }, "ending a call failed"));
         },
         connectedAt,
+        (action) => this.act(request.callId, action),
       );
     } catch (error) {
       if (!isSpeechUnavailable(error)) throw error;

@@ -36,6 +36,12 @@ export class ProviderRouter implements VoiceProvider, WebCallHost {
     await this.providers[call.config.voice.provider].hangUp?.(call);
   }
 
+  async transfer(call: RemoteCall, number: string): Promise<void> {
+    const provider = this.providers[call.config.voice.provider];
+    if (!provider.transfer) throw new Error(`the ${provider.name} provider cannot transfer a call by its API`);
+    await provider.transfer(call, number);
+  }
+
   join(request: ProviderCall, client: WebCallClient, options: { audio: boolean }): WebCallConnection {
     return this.host.join(request, client, options);
   }

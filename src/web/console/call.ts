@@ -1,10 +1,25 @@
 import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import type { CallDetail, ThreadEvent } from "../../../packages/client/src/index.js";
+import type { CallDetail, ThreadEvent, ToolCall } from "../../../packages/client/src/index.js";
 import { clock, duration, Label, StatusPill, Unknown } from "./labels.js";
 import { apiClient } from "./session.js";
 import { ErrorNote, formatDate } from "./ui.js";
+import { ToolCalls, toolCallsOf } from "./tool-calls.js";
+
+/** The call's agent turns that called tools, from the thread's history (newest pages first, back to the call's start). */
+async function toolTurnsOf(threadId: string, callId: string, since: string): Promise<{ id: string; text: string; calls: ToolCall[] }[]> {
+  const turns: { id: string; text: string; calls: ToolCall[] }[] = [];
+  for await (const page of apiClient().messages.pages(threadId)) {
+    for (const message of page.messages) {
+      const calls = toolCallsOf(message.extras);
+      if (message.extras["call_id"] === callId && calls.length > 0) turns.push({ id: message.message_id, text: message.message, calls });
+    }
+    const oldest = page.messages[0];
+    if (!oldest || new Date(oldest.timestamp).getTime() < new Date(since).getTime()) break;
+  }
+  return turns.reverse();
+}
 
 type Utterance = NonNullable<CallDetail["transcript_object"]>[number];
 
@@ -60,6 +75,7 @@ export function CallPage({ callId }: { callId: string }) {
   const [call, setCall] = useState<CallDetail>();
   const [error, setError] = useState<unknown>();
   const [current, setCurrent] = useState(-1);
+  const [toolTurns, setToolTurns] = useState<{ id: string; text: string; calls: ToolCall[] }[]>([]);
   const audio = useRef<HTMLAudioElement>(null);
   const lastRecordingRetry = useRef(0);
   const refresh = () => apiClient().calls.get(callId).then(setCall, setError);
@@ -72,6 +88,9 @@ export function CallPage({ callId }: { callId: string }) {
 
   useEffect(() => void refresh(), [callId]);
   const threadId = call?.thread_id;
+  useEffect(() => {
+    if (threadId && call) void toolTurnsOf(threadId, callId, call.created_at).then(setToolTurns, setError);
+  }, [threadId, callId, call?.status]);
   useEffect(() => {
     if (!threadId) return;
     const events = apiClient().events(threadId);
@@ -143,6 +162,12 @@ export function CallPage({ callId }: { callId: string }) {
       ${call.recording_url
         ? html`<audio ref=${audio} controls preload="auto" src=${call.recording_url} aria-label="Call recording" onError=${retryRecording}></audio>`
         : html`<p>No recording yet.</p>`}
+      ${toolTurns.length > 0
+        ? html`<h2>Tool calls</h2>
+            <ol class="transcript" aria-label="The agent's turns that called tools">
+              ${toolTurns.map((turn) => html`<li key=${turn.id} class="utterance agent"><span class="speaker">Agent</span><span>${turn.text}<${ToolCalls} calls=${turn.calls} /></span></li>`)}
+            </ol>`
+        : null}
       <h2>Transcript</h2>
       ${call.transcript_object
         ? html`<ol class="transcript" aria-label="Transcript; the word being played is highlighted">

@@ -8,6 +8,7 @@ import { useQuery } from "./location.js";
 import { apiClient, session } from "./session.js";
 import { latestWindow, matchWindow, withLive, withNewer, withOlder, type HistoryWindow } from "./thread-history.js";
 import { ErrorNote, Field, formatTime, formValues, usd } from "./ui.js";
+import { ToolCalls, toolCallsOf } from "./tool-calls.js";
 
 /** The thread's usage: voice usage when it has calls, messages when it has billed ones, the total always. */
 function Usage({ thread, hasCalls }: { thread: Thread | undefined; hasCalls: boolean }) {
@@ -48,6 +49,7 @@ function MessageItem({ message, highlighted, callId }: { message: Message; highl
   >
     <${MessageMeta} message=${message} callId=${callId} />
     <span class="text">${message.message}</span>
+    <${ToolCalls} calls=${toolCallsOf(message.extras)} />
   </li>`;
 }
 
@@ -234,7 +236,7 @@ function ChatBox({ threadId, beforeSend, onReply }: { threadId: string; beforeSe
             const base = { conversation_id: extras.conversation_id, conversation_end_time: null, timestamp: Date.now() };
             onReply([
               { ...base, message_id: extras.user_message_id, role: "user", message, extras: {} },
-              { ...base, message_id: extras.reply_message_id, role: "assistant", message: streamed.response.message, extras: {} },
+              { ...base, message_id: extras.reply_message_id, role: "assistant", message: streamed.response.message, extras: extras.tool_calls ? { tool_calls: extras.tool_calls } : {} },
             ]);
           }
         }

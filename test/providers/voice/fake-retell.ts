@@ -125,6 +125,7 @@ export interface ResponseFrame {
   content?: string;
   content_complete?: boolean;
   end_call?: boolean;
+  transfer_number?: string;
   config?: Record<string, unknown>;
   timestamp?: number;
 }
@@ -178,13 +179,13 @@ export class RetellLlmClient {
     }
   }
 
-  /** The complete response to `responseId`: its text and whether it asks Retell to hang up. */
-  response(responseId: number, timeoutMs?: number): Promise<{ text: string; endCall: boolean; frames: ResponseFrame[] }> {
+  /** The complete response to `responseId`: its text, whether it asks Retell to hang up, and where to transfer the call. */
+  response(responseId: number, timeoutMs?: number): Promise<{ text: string; endCall: boolean; transferNumber: string | undefined; frames: ResponseFrame[] }> {
     return this.until((frames) => {
       const mine = frames.filter((frame) => frame.response_type === "response" && frame.response_id === responseId);
       const last = mine.at(-1);
       if (!last?.content_complete) return undefined;
-      return { text: mine.map((frame) => frame.content ?? "").join(""), endCall: last.end_call === true, frames: mine };
+      return { text: mine.map((frame) => frame.content ?? "").join(""), endCall: last.end_call === true, transferNumber: last.transfer_number, frames: mine };
     }, timeoutMs);
   }
 

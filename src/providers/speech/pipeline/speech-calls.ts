@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
+import type { CallAction } from "../../../domain/tools/ports.js";
+import { UpstreamError } from "../../../domain/shared/errors.js";
 import { ProviderError } from "../../llm/types.js";
 import type { CallMedia, ProviderCall } from "../../../domain/calls/ports.js";
 import type { SpeechEngines } from "../engines.js";
@@ -41,10 +43,16 @@ export class SpeechCalls {
 
   /**
    * Starts a connected call's pipeline. Throws SpeechUnavailableError when an engine the project needs is missing;
-   * `failed` is told the reason when a stage fails later.
+   * `failed` is told the reason when a stage fails later, `onCallAction` what the agent asked of the call.
    */
-  async start(request: ProviderCall, transport: AudioTransport, failed: (reason: DisconnectionReason) => void, connectedAt: number = Date.now()): Promise<VoicePipeline> {
-    return this.track(request.callId, this.build(request, transport, failed, connectedAt));
+  async start(
+    request: ProviderCall,
+    transport: AudioTransport,
+    failed: (reason: DisconnectionReason) => void,
+    connectedAt: number = Date.now(),
+    onCallAction?: (action: CallAction) => void,
+  ): Promise<VoicePipeline> {
+    return this.track(request.callId, this.build(request, transport, failed, connectedAt, onCallAction));
   }
 
   private async track(callId: string, started: Promise<VoicePipeline>): Promise<VoicePipeline> {
@@ -56,7 +64,13 @@ export class SpeechCalls {
     }
   }
 
-  private async build(request: ProviderCall, transport: AudioTransport, failed: (reason: DisconnectionReason) => void, connectedAt: number): Promise<VoicePipeline> {
+  private async build(
+    request: ProviderCall,
+    transport: AudioTransport,
+    failed: (reason: DisconnectionReason) => void,
+    connectedAt: number,
+    onCallAction: ((action: CallAction) => void) | undefined,
+  ): Promise<VoicePipeline> {
     const { speech } = request.config;
     const { engines, log } = this.options;
     await engines.check(speech);
@@ -80,9 +94,10 @@ export class SpeechCalls {
         log.warn({ err: error, callId: request.callId, stage }, "a stage of a call's speech pipeline failed");
         // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
         if (stage !== "agent") failed("error_speech_unavailable");
-        else failed(error instanceof ProviderError ? "error_llm_websocket_runtime" : "error_provider");
+        else failed(isModelFailure(error) ? "error_llm_websocket_runtime" : "error_provider");
       },
       ...(this.options.onTurnLatency ? { onTurnLatency: this.options.onTurnLatency } : {}),
+      ...(onCallAction ? { onCallAction } : {}),
       log,
     });
     this.live.set(request.callId, { pipeline, recorder, vad });
@@ -94,10 +109,16 @@ export class SpeechCalls {
    * line), from the call's request as `prepare` resolves it: a call that ends meanwhile still finds its pipeline.
    * A missing engine ends the call as `error_speech_unavailable`, and the result is undefined.
    */
-  async carry(callId: string, prepare: () => Promise<ProviderCall>, transport: AudioTransport, failed: (reason: DisconnectionReason) => void): Promise<VoicePipeline | undefined> {
+  async carry(
+    callId: string,
+    prepare: () => Promise<ProviderCall>,
+    transport: AudioTransport,
+    failed: (reason: DisconnectionReason) => void,
+    onCallAction?: (action: CallAction) => void,
+  ): Promise<VoicePipeline | undefined> {
     const connectedAt = Date.now();
     try {
-      return await this.track(callId, prepare().then((request) => this.build(request, transport, failed, connectedAt)));
+      return await this.track(callId, prepare().then((request) => this.build(request, transport, failed, connectedAt, onCallAction)));
     } catch (error) {
       if (!isSpeechUnavailable(error)) throw error;
       this.options.log.error({ callId, detail: error.message }, "a call's speech engine is not available");
@@ -129,6 +150,11 @@ export class SpeechCalls {
     live.vad.close();
     return live.recorder;
   }
+}
+
+/** The model failed (directly, or as the agent's turn reports it, an upstream error), not the call's other parts. */
+export function isModelFailure(error: unknown): boolean {
+  return error instanceof ProviderError || error instanceof UpstreamError;
 }
 
 export function isSpeechUnavailable(error: unknown): error is SpeechUnavailableError {

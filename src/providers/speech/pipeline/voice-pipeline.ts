@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { CallAction } from "../../../domain/tools/ports.js";
 import { concatSamples, FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
 import { isStreaming, type RecognitionStream, type SpeechToText } from "../stt.js";
 import type { TextToSpeech } from "../tts.js";
@@ -22,6 +23,11 @@ export interface VoicePipelineOptions {
   failed(stage: "agent" | "stt" | "tts", error: unknown): void;
   /** Told of each agent turn's latency: from the end of the caller's speech to the first frame of the answer. */
   onTurnLatency?(ms: number): void;
+  /**
+   * The agent ended or transferred the call (`end_call`, `transfer_call`): told once its reply has been played to the
+   * end, and not awaited (ending the call stops this pipeline, which waits for the turn).
+   */
+  onCallAction?(action: CallAction): void;
   log: Logger;
   /** How far ahead of real time agent audio is sent, so that the far end's playback never runs dry. */
   leadMs?: number;
@@ -48,6 +54,11 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * sentence is spoken while the rest of the reply is still being generated. When the caller starts speaking during
  * the agent's turn (barge-in), the reply is cancelled, the far end's buffer cleared, and the transcript keeps only
  * what had been played. Both sides go into the call's recorder.
+ *
+ * A tool that runs during the reply may have words to say meanwhile (`speak_during_execution`): they are spoken as a
+ * sentence of the reply, after what the model said before calling it, and a barge-in stops them like any other. An
+ * `end_call` or `transfer_call` the model asked for is carried out after the reply's last sentence has been played;
+ * a reply the caller interrupted carries out none (the caller had more to say).
  */
 export class VoicePipeline {
   private readonly detector: TurnDetector;
@@ -174,6 +185,7 @@ export class VoicePipeline {
     const playback = this.play(speaking, sentences, synthesized, endedAt, () => generating, (resume) => {
       wake = resume;
     });
+    const actions: CallAction[] = [];
     let reply: string | undefined;
     try {
       reply = await this.options.agent.respond(
@@ -183,7 +195,16 @@ export class VoicePipeline {
           for (const sentence of splitter.push(delta)) queue(sentence);
         },
         signal,
-        { recordReply: false },
+        {
+          recordReply: false,
+          onToolSpeech: (filler) => {
+            if (signal.aborted) return;
+            for (const sentence of splitter.flush()) queue(sentence);
+            this.options.transport.notify({ type: "transcript", role: "agent", text: `${filler} `, final: false });
+            queue(filler);
+          },
+          onCallAction: (action) => actions.push(action),
+        },
       );
     } catch (error) {
       if (!signal.aborted) this.options.failed("agent", error);
@@ -195,17 +216,23 @@ export class VoicePipeline {
     await playback;
     if (this.speaking === speaking) this.speaking = undefined;
     const said = [...speaking.spoken, ...(speaking.current ? [spokenPart(speaking.current.sentence, speaking.current.fraction)] : [])].join(" ").trim();
-    if (said === "") return;
-    this.transcript.push({ role: "agent", content: said });
-    this.agentLastSaid = said;
-    const audio = concatSamples(...speaking.audio);
-    this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
-    this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });
-    try {
-      await this.options.agent.hear(this.transcript);
-    } catch (error) {
-      this.options.log.warn({ err: error }, "recording the agent's spoken reply failed");
+    if (said !== "") {
+      this.transcript.push({ role: "agent", content: said });
+      this.agentLastSaid = said;
+      const audio = concatSamples(...speaking.audio);
+      this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
+      this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });
+      try {
+        await this.options.agent.hear(this.transcript);
+      } catch (error) {
+        this.options.log.warn({ err: error }, "recording the agent's spoken reply failed");
+      }
     }
+    if (actions.length === 0 || reply === undefined || speaking.interrupted || this.stopped) return;
+    // What was sent ahead of real time is still playing at the far end.
+    await sleep(this.options.leadMs ?? 100);
+    if (this.stopped) return;
+    for (const action of actions) this.options.onCallAction?.(action);
   }
 
   /** Plays each sentence's audio as it becomes ready, paced in real time with a small lead. */

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { CallAction } from "../../../domain/tools/ports.js";
 import type { TranscriptItem, VoiceAgent } from "../../../domain/calls/ports.js";
 import { isRecord } from "../vendor-http.js";
 
@@ -144,15 +145,17 @@ export class RetellLlmSession {
       return;
     }
     this.limitDuration();
+    const say = (content: string) => {
+      if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content, content_complete: false, end_call: false });
+    };
+    const actions: CallAction[] = [];
     let reply: string | undefined;
     try {
-      reply = await this.call.agent.respond(
-        [...this.items],
-        (delta) => {
-          if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content: delta, content_complete: false, end_call: false });
-        },
-        controller.signal,
-      );
+      reply = await this.call.agent.respond([...this.items], say, controller.signal, {
+        // Retell speaks whatever streams in: the words to say while a tool runs are a delta like the model's.
+        onToolSpeech: (filler) => say(` ${filler}`),
+        onCallAction: (action) => actions.push(action),
+      });
     } catch (error) {
       this.call.log.warn({ err: error, callId: this.call.callId }, "the agent failed to answer Retell");
       if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: false });
@@ -165,7 +168,13 @@ export class RetellLlmSession {
       return;
     }
     this.items.push({ role: "agent", content: reply });
-    this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: this.call.closesConversation(reply) });
+    const transfer = actions.find((action) => action.kind === "transfer_call");
+    // Retell carries out both once the response has been spoken: it hangs up, or it dials `transfer_number`.
+    if (transfer) this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: false, transfer_number: transfer.number });
+    else {
+      const ends = actions.some((action) => action.kind === "end_call") || this.call.closesConversation(reply);
+      this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: ends });
+    }
   }
 
   private takeUserUtterances(transcript: TranscriptItem[]): void {

@@ -121,7 +121,12 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
       }
       const reply = await this.calls.reply(request, transcript, signal);
       if (reply === undefined) return;
-      transcript.push({ role: "agent", content: reply });
+      transcript.push({ role: "agent", content: reply.text });
+      const [action] = reply.actions;
+      if (action) {
+        this.calls.act(request.callId, action);
+        return;
+      }
     }
     if (await sleep(turnMs, signal)) await this.sink.ended(request.callId, "user_hangup");
   }

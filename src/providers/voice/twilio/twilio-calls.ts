@@ -6,6 +6,7 @@ import type { CallEvent, CarrierPort, ProviderCall } from "../../../domain/calls
 import { ForbiddenError } from "../../../domain/shared/errors.js";
 import type { AudioTransport } from "../../speech/pipeline/transport.js";
 import type { CallListener, TwilioMediaCall, TwilioMediaPort } from "./twilio-media-session.js";
+import type { CallAction } from "../../../domain/tools/ports.js";
 
 export interface TwilioCallsDeps {
   carriers: CarrierPort;
@@ -21,7 +22,13 @@ export interface CallSpeech {
    * Starts the call's pipeline on `transport`, with the agent `prepare` resolves; `failed` is told why the call cannot
    * go on when a stage fails later. Undefined, having told `failed`, when an engine the project needs is missing.
    */
-  carry(callId: string, prepare: () => Promise<ProviderCall>, transport: AudioTransport, failed: (reason: DisconnectionReason) => void): Promise<CallListener | undefined>;
+  carry(
+    callId: string,
+    prepare: () => Promise<ProviderCall>,
+    transport: AudioTransport,
+    failed: (reason: DisconnectionReason) => void,
+    onCallAction: (action: CallAction) => void,
+  ): Promise<CallListener | undefined>;
 }
 
 /** Twilio's final call statuses, as Parley's disconnection reasons. */
@@ -86,16 +93,29 @@ export class TwilioCalls {
       this.deps.carriers.end(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
     }, config.voice.max_call_seconds * 1000);
     limit.unref();
+    const finish = (reason: DisconnectionReason) => {
+      this.deps.carriers.end(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
+    };
+    // A transfer ends the media stream (Twilio moves the call to its <Dial>): that end is not the caller hanging up.
+    let transferring = false;
+    const act = async (action: CallAction) => {
+      if (action.kind === "end_call") return finish("agent_hangup");
+      transferring = true;
+      try {
+        await this.deps.carriers.transfer(call.id, action.number);
+        finish("call_transfer");
+      } catch (error) {
+        this.deps.log.warn({ err: error, callId: call.id }, "transferring a Twilio call failed");
+        finish("error_provider");
+      }
+    };
     return {
       callId: call.id,
       hungUp: async () => {
-        // A stream ends once, by its stop or by its socket closing, whichever comes first.
-        await this.deps.carriers.apply(call, [{ type: "ended", deliveryId: `twilio-media-ended:${call.id}`, reason: "user_hangup" }]);
+        // A stream ends once, by its stop or by its socket closing, whichever comes first; a transfer's end is not the caller's.
+        if (!transferring) await this.deps.carriers.apply(call, [{ type: "ended", deliveryId: `twilio-media-ended:${call.id}`, reason: "user_hangup" }]);
       },
-      attach: (transport) =>
-        this.deps.speech.carry(call.id, () => this.deps.carriers.agentFor(call), transport, (reason) => {
-          this.deps.carriers.end(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
-        }),
+      attach: (transport) => this.deps.speech.carry(call.id, () => this.deps.carriers.agentFor(call), transport, finish, (action) => void act(action)),
       release: () => clearTimeout(limit),
       log: this.deps.log,
     };

@@ -27,6 +27,11 @@ export function connectStreamTwiml(streamUrl: string, token: string): string {
   );
 }
 
+/** The TwiML that hands a live call to another number. */
+export function dialTwiml(number: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial>${xmlAttribute(number)}</Dial></Response>`;
+}
+
 /**
  * Twilio carries the telephone line; Parley drives the audio itself over Twilio's bidirectional media stream (see
  * twilio-media-session.ts). Calls are created and ended through Twilio's REST API (form bodies, Basic auth with the
@@ -70,6 +75,14 @@ export class TwilioVoiceProvider implements VoiceProvider {
       if (error instanceof VendorError && error.status === 404) return;
       throw error;
     }
+  }
+
+  /**
+   * The agent's `transfer_call`: the live call is updated with new TwiML (`POST …/Calls/{CallSid}.json` with `Twiml`),
+   * which ends its media stream and dials `number` in its place.
+   */
+  async transfer(call: RemoteCall, number: string): Promise<void> {
+    await this.post(call, `/Calls/${encodeURIComponent(call.providerCallId)}.json`, new URLSearchParams({ Twiml: dialTwiml(number) }));
   }
 
   async endCall(callId: string, _reason: DisconnectionReason): Promise<void> {

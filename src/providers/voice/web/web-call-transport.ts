@@ -55,9 +55,11 @@ export class WebCallTransport implements WebCallHost {
       const current = turn;
       const reply = await this.calls.reply(request, transcript, signal, (text) => client.send({ type: "agent_delta", turn: current, text }));
       if (reply === undefined) return;
-      transcript.push({ role: "agent", content: reply });
-      client.send({ type: "agent_message", turn: current, text: reply });
-      if (options.audio) client.send({ type: "agent_audio", turn: current, format: "wav", data: (await this.options.speak(reply)).toString("base64") });
+      transcript.push({ role: "agent", content: reply.text });
+      client.send({ type: "agent_message", turn: current, text: reply.text });
+      if (options.audio) client.send({ type: "agent_audio", turn: current, format: "wav", data: (await this.options.speak(reply.text)).toString("base64") });
+      const [action] = reply.actions;
+      if (action) this.calls.act(request.callId, action);
     };
     return {
       receive: (message) => {
