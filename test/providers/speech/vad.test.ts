@@ -82,6 +82,7 @@ describe("end of turn that follows the words", () => {
     assert.ok(!readsComplete("i would like to"));
     assert.ok(!readsComplete("my name is"));
     assert.ok(!readsComplete("book a table for two and"));
+    assert.ok(!readsComplete("oh"));
   });
 
   it("favours the project's keywords first, then the content words of its texts, each once", () => {

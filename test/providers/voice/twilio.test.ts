@@ -211,7 +211,7 @@ forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
     // The answer was spoken on the stream, sentence by sentence with a mark after each, and Twilio played it all.
     await eventually(() => media.echoed.length > 0 && media.echoed.length === media.received.filter((frame) => frame.event === "mark").length, { what: "the answer's marks to be played", timeoutMs: 60_000 });
     assert.ok(media.echoed.every((mark) => mark.played));
-    assert.ok(!media.received.some((frame) => frame.event === "clear"), "nobody barged in");
+    assert.ok(!media.received.some((frame) => frame.event === "clear"), `nobody barged in: ${(await h.request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } })).body}`);
     const spoken = media.playedAudio();
     assert.ok(spoken.length > 8000, `a second or more of the agent's speech (${spoken.length} samples at 8 kHz)`);
     const heard = wordsOf(await listener.transcribe(resample(spoken.subarray(answerFrom), 8000, 16_000)));

@@ -40,12 +40,13 @@ export function callPhrases(keywords: readonly string[], texts: readonly string[
 const UNFINISHED_ENDINGS = new Set(
   ("a an the and or but because so if than that which who to of in on at by for with from into about as is are was were " +
     "am be my your our their his her its i we you they he she it would could should will can want need like um uh er " +
-    "and then also just maybe").split(" "),
+    "and then also just maybe oh ah eh hmm mm well").split(" "),
 );
 
 /**
  * Whether the words heard so far read as a complete sentence: something was said, and it does not end on a word
- * that needs more (`I would like to…`, `my name is…`). One word (`yes`, `bye`) is complete.
+ * that needs more (`I would like to…`, `my name is…`) or on a hesitation (`oh`, `well`: often the first syllable of a
+ * sentence, heard alone). One word (`yes`, `bye`) is complete.
  */
 export function readsComplete(heard: string): boolean {
   const words = heard.toLowerCase().split(/\s+/).filter((word) => word !== "" && !/^[<[(]/.test(word));
