@@ -54,6 +54,10 @@ export function usageOf(thread: ThreadRecord): ThreadUsage {
   };
 }
 
+function viewOf(thread: ThreadRecord): ThreadView {
+  return { id: thread.id, alias: thread.alias, timezone: thread.timezone, usage: usageOf(thread) };
+}
+
 export class ThreadService {
   private readonly contextListeners: ((threadId: string) => void)[] = [];
 
@@ -114,8 +118,21 @@ export class ThreadService {
   }
 
   async view(organizationId: string, threadId: string): Promise<ThreadView> {
-    const thread = await this.get(organizationId, threadId);
-    return { id: thread.id, alias: thread.alias, timezone: thread.timezone, usage: usageOf(thread) };
+    return viewOf(await this.get(organizationId, threadId));
+  }
+
+  async viewByAlias(organizationId: string, alias: string): Promise<ThreadView> {
+    const thread = await this.store.findByAlias(organizationId, alias);
+    if (!thread) throw new NotFoundError("Thread not found");
+    return viewOf(thread);
+  }
+
+  /** Sets the thread's alias, or clears it with null. */
+  async setAlias(organizationId: string, threadId: string, alias: string | null): Promise<ThreadView> {
+    const thread = await this.store.setAlias(organizationId, threadId, alias);
+    if (thread === "taken") throw new ConflictError(`A thread with alias "${alias ?? ""}" already exists`);
+    if (!thread) throw new NotFoundError("Thread not found");
+    return viewOf(thread);
   }
 
   async issueToken(organizationId: string, threadId: string): Promise<{ access_token: string }> {
