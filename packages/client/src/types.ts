@@ -1,6 +1,6 @@
 import type { paths } from "./openapi.js";
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 type SuccessOf<R> = R extends { 200: { content: { "application/json": infer T } } }
   ? T
@@ -23,6 +23,7 @@ export type ThreadListPage = ResponseOf<"/threads", "get">;
 export type ThreadListItem = ThreadListPage["threads"][number];
 export type ThreadListQuery = Defaulted<QueryOf<"/threads", "get">, "limit">;
 export type CreateThreadInput = Defaulted<BodyOf<"/threads", "post">, "type" | "timezone">;
+export type SetAliasInput = BodyOf<"/threads/{thread_id}", "patch">;
 
 type ChatBody = BodyOf<"/chat", "post">;
 /** `simulate` on POST /chat (docs/simulation.md), its defaulted fields optional. */
