@@ -682,6 +682,11 @@ export interface paths {
                                     name: string;
                                     type: "boolean" | "string" | "number";
                                 }[];
+                                inbound?: {
+                                    enabled: boolean;
+                                    greeting?: string;
+                                    max_call_seconds?: number;
+                                };
                                 max_call_seconds?: number;
                                 provider?: "simulated" | "twilio" | "retell";
                                 retell?: {
@@ -965,6 +970,11 @@ export interface paths {
                                     name: string;
                                     type: "boolean" | "string" | "number";
                                 }[];
+                                inbound?: {
+                                    enabled: boolean;
+                                    greeting?: string;
+                                    max_call_seconds?: number;
+                                };
                                 max_call_seconds?: number;
                                 provider?: "simulated" | "twilio" | "retell";
                                 retell?: {
