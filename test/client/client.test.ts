@@ -138,6 +138,7 @@ forEachDatabase("the typed client", (h) => {
     assert.deepEqual(await parley.voice.endPhoneCall(thread_id), { response: "Call ended" });
     assert.equal((await parley.voice.webCall(thread_id, { project_id: project.id })).status, "queued");
     assert.equal((await parley.calls.list({ thread_id })).calls.length, 2);
+    await assert.rejects(parley.voice.simulatedInbound({ project_id: project.id, from: "+14155552671" }), ValidationError);
     await assert.rejects(parley.calls.recording(`${baseUrl}/recordings/${scheduled.id}.wav?expires=1&signature=forged`), PermissionDeniedError);
 
     const legacyThread = (await parley.legacy.createThread()).thread_id;

@@ -182,6 +182,7 @@ const samples: Record<string, Sample> = {
     body: (w) => ({ callee: "+14155552671", project_id: w.projectId, scheduled_for: inADay(), voice_provider_account_id: accountId }),
   },
   "DELETE /voice/:thread_id/phone-call": { ids: thread },
+  "POST /voice/simulated/inbound": { body: (w) => ({ project_id: w.projectId, from: "+14155552671" }) },
   "POST /voice/:thread_id/web-call": { ids: thread, body: (w) => ({ project_id: w.projectId, voice_provider_account_id: accountId }) },
   // Vendors' callbacks carry no Parley credential: each is refused (401/403) unless signed with the project's vendor key.
   "POST /voice/retell/webhook": {},

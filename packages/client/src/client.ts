@@ -6,7 +6,7 @@ import type {
   AdminListQuery, ApiKeyListPage, ConfigVersion, OrganizationListPage, ProjectListPage, RotatedApiKey, SimulationRun,
   CallDetail, CallListPage, CallListQuery, ChatInput, ChatResponse, ChatStreamEvent, CreatedApiKey, CreatedProject,
   CreateThreadInput, LegacyChatInput, LegacyConversations, LegacyConversationsQuery, LegacyFollowupInput, MessagePage,
-  MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, SetAliasInput, Thread, ThreadListPage,
+  MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, SetAliasInput, SimulatedInboundInput, InboundCall, Thread, ThreadListPage,
   ThreadListQuery, WebCallInput,
 } from "./types.js";
 
@@ -177,6 +177,8 @@ export class Parley {
     endPhoneCall: (threadId: string) => this.json<{ response: string }>({ method: "DELETE", path: "/voice/{thread_id}/phone-call", params: { thread_id: threadId } }),
     webCall: (threadId: string, input: WebCallInput) =>
       this.json<{ status: string; message: string }>({ method: "POST", path: "/voice/{thread_id}/web-call", params: { thread_id: threadId }, body: input }),
+    /** A simulated caller rings the project's first number (the project needs `voice.inbound`); the call is answered at once. */
+    simulatedInbound: (input: SimulatedInboundInput) => this.json<InboundCall>({ method: "POST", path: "/voice/simulated/inbound", body: input }),
   };
 
   readonly admin = {

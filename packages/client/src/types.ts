@@ -58,6 +58,8 @@ export type CallDetail = ResponseOf<"/calls/{call_id}", "get">;
 export type PhoneCallInput = BodyOf<"/voice/{thread_id}/phone-call", "post">;
 export type PhoneCall = ResponseOf<"/voice/{thread_id}/phone-call", "post">;
 export type WebCallInput = BodyOf<"/voice/{thread_id}/web-call", "post">;
+export type SimulatedInboundInput = BodyOf<"/voice/simulated/inbound", "post">;
+export type InboundCall = ResponseOf<"/voice/simulated/inbound", "post">;
 
 export type Organization = ResponseOf<"/admin/organizations", "post">;
 export type CreatedApiKey = ResponseOf<"/admin/organizations/{org_id}/api-keys", "post">;

@@ -127,6 +127,23 @@ export class ThreadService {
     return viewOf(thread);
   }
 
+  /**
+   * The organization's thread with this alias, or a new thread of the project created with it. Concurrent first
+   * calls race on the unique (organization, alias) index: the loser finds the winner's thread.
+   */
+  async findOrCreateByAlias(organizationId: string, alias: string, projectId: string): Promise<ThreadRecord> {
+    // A thread found gone again after losing the race (its alias cleared meanwhile) is looked for once more.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const existing = await this.store.findByAlias(organizationId, alias);
+      if (existing) return existing;
+      const id = uuidv7();
+      if (await this.store.create({ id, organizationId, type: "NORMAL", alias, timezone: "UTC", projectId, context: {} })) {
+        return this.get(organizationId, id);
+      }
+    }
+    throw new ConflictError(`The thread with alias "${alias}" keeps changing; try again`);
+  }
+
   /** Sets the thread's alias, or clears it with null. */
   async setAlias(organizationId: string, threadId: string, alias: string | null): Promise<ThreadView> {
     const thread = await this.store.setAlias(organizationId, threadId, alias);
