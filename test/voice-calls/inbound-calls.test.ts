@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { startFakeOpenAi } from "../support/fake-llm-servers.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { forEachDatabase } from "../support/harness.js";
-import { processed, voiceConfig, voiceSuite, waitForCall, type CallDetail } from "./support.js";
+import { audioVoiceSettings, processed, voiceConfig, voiceSuite, waitForCall, type CallDetail } from "./support.js";
 
 const caller = "+14155552671";
 
@@ -137,3 +137,32 @@ forEachDatabase("inbound calls from a simulated caller", (h) => {
     assert.deepEqual((await get<{ threads: unknown[] }>(mine.apiKey, "/threads?limit=10")).threads, [], "nothing was created");
   });
 }, voiceSuite());
+
+/** Real audio is slow; PGlite exercises the same code as PostgreSQL for everything the pipeline adds. */
+forEachDatabase(
+  "inbound calls with real audio through the speech pipeline",
+  (h) => {
+    test("the greeting is spoken first, the caller is heard and answered, and transcript and recording are complete at ended", async () => {
+      const config = {
+        ...inboundConfig,
+        voice: { ...inboundConfig.voice, simulated: { script: ["What are your opening hours?", "Thanks, bye."], ring_ms: 20, turn_ms: 300 } },
+      };
+      const { apiKey, projectId } = await h().organization(config);
+      const answered = await h().request({ method: "POST", url: "/voice/simulated/inbound", headers: { authorization: apiKey }, payload: { project_id: projectId, from: caller } });
+      assert.equal(answered.status, 200, answered.body);
+      const callId = answered.json<InboundCall>().id;
+      const ended = await waitForCall(h().request, apiKey, callId, (call) => call.status !== "ongoing", 120_000);
+      assert.equal(ended.status, "ended", JSON.stringify(ended));
+      assert.equal(ended.disconnection_reason, "user_hangup");
+      assert.ok(ended.transcript_object && ended.recording_url && ended.transcript, "the read that shows ended has transcript and recording");
+      const [greeting, ...rest] = ended.transcript_object;
+      assert.deepEqual([greeting?.role, greeting?.content], ["agent", "Acme clinic, how can I help?"]);
+      assert.ok((greeting?.words.length ?? 0) > 0, "the greeting has word timings from its audio");
+      assert.equal(rest[0]?.role, "user", JSON.stringify(ended.transcript_object));
+      assert.match(rest.find((entry) => entry.role === "agent")?.content ?? "", /open from 9 to 5/, JSON.stringify(ended.transcript_object));
+      const recording = await h().app.server.inject({ method: "GET", url: ended.recording_url });
+      assert.equal(recording.statusCode, 200);
+    });
+  },
+  voiceSuite({ voice: audioVoiceSettings, only: "pglite" }),
+);
