@@ -135,7 +135,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
     const { signal } = carried.controller;
     let pipeline: VoicePipeline | undefined;
     const caller = new SimulatedCallee({
-      lines: simulatedCallerLines(request.config),
+      lines: simulatedCallerLines(request.config, true),
       tts: audio.calleeVoice(),
       turnMs: request.config.voice.simulated.turn_ms,
       hear: (frame) => pipeline?.hear(frame),
@@ -151,7 +151,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
   /** An inbound call in text-only mode: the greeting is recorded as the agent's first utterance. */
   private async runInboundCall(request: InboundCallRequest, carried: Carried): Promise<void> {
     const transcript: TranscriptItem[] = [{ role: "agent", content: request.greeting }];
-    if (await request.agent.hear(transcript)) await this.converse(request, carried.controller.signal, transcript);
+    if (await request.agent.hear(transcript)) await this.converse(request, carried.controller.signal, transcript, true);
   }
 
   private async runPhoneCall(request: PhoneCallRequest, carried: Carried): Promise<void> {
@@ -161,9 +161,9 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
   }
 
   /** The simulated person says its lines `turn_ms` apart, the agent answering each, and hangs up after the last (text-only mode). */
-  private async converse(request: ProviderCall, signal: AbortSignal, transcript: TranscriptItem[]): Promise<void> {
+  private async converse(request: ProviderCall, signal: AbortSignal, transcript: TranscriptItem[], agentGreeted = false): Promise<void> {
     const turnMs = request.config.voice.simulated.turn_ms;
-    const lines = simulatedCallerLines(request.config);
+    const lines = simulatedCallerLines(request.config, agentGreeted);
     for (const [index, line] of lines.entries()) {
       if (!(await sleep(turnMs, signal))) return;
       transcript.push({ role: "user", content: line });
