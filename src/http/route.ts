@@ -33,7 +33,7 @@ export interface RouteDefinition<
   B extends TSchema | undefined = TSchema | undefined,
   R = unknown,
 > {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   url: string;
   tags: string[];
   summary: string;

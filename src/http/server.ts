@@ -200,7 +200,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
       reply
         .code(204)
-        .header("access-control-allow-methods", "GET, POST, PUT, DELETE")
+        .header("access-control-allow-methods", "GET, POST, PUT, PATCH, DELETE")
         .header("access-control-allow-headers", "authorization, content-type, accept")
         .header("access-control-max-age", "600")
         .send();

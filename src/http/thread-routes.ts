@@ -11,6 +11,9 @@ const Usage = Type.Object({
   total_cost: Type.Number(),
 });
 
+const ThreadBody = Type.Object({ id: Type.String(), alias: Nullable(Type.String()), timezone: Type.String(), usage: Usage });
+const Alias = Type.String({ minLength: 1, maxLength: 200, description: "Unique in the organization" });
+
 export function threadRoutes(threads: ThreadService): RouteDefinition[] {
   return [
     defineRoute({
@@ -24,7 +27,7 @@ export function threadRoutes(threads: ThreadService): RouteDefinition[] {
         timezone: Type.String({ default: "UTC", maxLength: 64, description: "IANA timezone name" }),
         project_name: Type.Optional(Type.String({ maxLength: 200, description: "Default project of the thread" })),
         json_input: Type.Optional(Type.String({ maxLength: 1_000_000, description: "A JSON object, as a string, merged into the thread's context" })),
-        alias: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Unique in the organization" })),
+        alias: Type.Optional(Alias),
       }),
       responses: withErrors({ 200: Type.Object({ thread_id: Type.String() }) }, [404, 409]),
       handler: async ({ caller, body }) => threads.create(caller.organizationId, body),
@@ -36,10 +39,31 @@ export function threadRoutes(threads: ThreadService): RouteDefinition[] {
       summary: "Thread details and usage",
       access: { thread: ({ params }) => params.thread_id },
       params: ThreadIdParams,
-      responses: withErrors({ 200: Type.Object({ id: Type.String(), alias: Nullable(Type.String()), timezone: Type.String(), usage: Usage }) }, [404]),
+      responses: withErrors({ 200: ThreadBody }, [404]),
       handler: async ({ caller, params }) => {
         return threads.view(caller.organizationId, params.thread_id);
       },
+    }),
+    defineRoute({
+      method: "GET",
+      url: "/threads/by-alias/:alias",
+      tags: ["threads"],
+      summary: "Thread details and usage, found by the thread's alias",
+      access: "apiKey",
+      params: Type.Object({ alias: Alias }),
+      responses: withErrors({ 200: ThreadBody }, [404]),
+      handler: async ({ caller, params }) => threads.viewByAlias(caller.organizationId, params.alias),
+    }),
+    defineRoute({
+      method: "PATCH",
+      url: "/threads/:thread_id",
+      tags: ["threads"],
+      summary: "Set or clear (null) the thread's alias",
+      access: "apiKey",
+      params: ThreadIdParams,
+      body: Type.Object({ alias: Nullable(Alias) }),
+      responses: withErrors({ 200: ThreadBody }, [404, 409]),
+      handler: async ({ caller, params, body }) => threads.setAlias(caller.organizationId, params.thread_id, body.alias),
     }),
     defineRoute({
       method: "POST",

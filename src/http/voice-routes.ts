@@ -52,6 +52,35 @@ export function voiceRoutes(calls: CallService): RouteDefinition[] {
         }),
     }),
     defineRoute({
+      method: "POST",
+      url: "/voice/simulated/inbound",
+      tags: ["voice"],
+      summary: "Play a simulated caller into the project's first number",
+      description:
+        "The project answers as it would a real caller (`voice.inbound`): the call is `ongoing` on the caller's thread (found by " +
+        "the alias `from`, or created with it), the agent greets, and the project's `voice.simulated` script is the caller's side.",
+      access: "apiKey",
+      body: Type.Object({
+        project_id: Type.String({ format: "uuid" }),
+        from: Type.String({ maxLength: 64, description: "The caller's number, E.164 or international with its country code" }),
+      }),
+      responses: withErrors(
+        {
+          200: Type.Object({
+            id: Type.String(),
+            thread_id: Type.String(),
+            call_type: Type.String(),
+            direction: Nullable(Type.String()),
+            status: Type.String(),
+            from_number: Nullable(Type.String()),
+            to_number: Nullable(Type.String()),
+          }),
+        },
+        [404, 409],
+      ),
+      handler: async ({ caller, body }) => calls.answerSimulatedCaller(caller.organizationId, { projectId: body.project_id, from: body.from }),
+    }),
+    defineRoute({
       method: "DELETE",
       url: "/voice/:thread_id/phone-call",
       tags: ["voice"],

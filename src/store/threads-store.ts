@@ -31,6 +31,25 @@ export class ThreadsStore {
     return row;
   }
 
+  async findByAlias(organizationId: string, alias: string): Promise<ThreadRecord | undefined> {
+    const [row] = await this.db.query<ThreadRecord>(`SELECT ${threadColumns} FROM threads WHERE organization_id = $1 AND alias = $2`, [organizationId, alias]);
+    return row;
+  }
+
+  /** The unique index on (organization_id, alias) decides between concurrent claims of one alias. */
+  async setAlias(organizationId: string, id: string, alias: string | null): Promise<ThreadRecord | undefined | "taken"> {
+    try {
+      const [row] = await this.db.query<ThreadRecord>(
+        `UPDATE threads SET alias = $3 WHERE id = $1 AND organization_id = $2 RETURNING ${threadColumns}`,
+        [id, organizationId, alias],
+      );
+      return row;
+    } catch (error) {
+      if (isUniqueViolation(error)) return "taken";
+      throw error;
+    }
+  }
+
   /** Shallow merge (later keys win) done in SQL, so concurrent inputs never overwrite each other's keys. */
   async mergeContext(organizationId: string, id: string, patch: Record<string, unknown>): Promise<boolean> {
     const rows = await this.db.query(
@@ -39,4 +58,8 @@ export class ThreadsStore {
     );
     return rows.length > 0;
   }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
 }

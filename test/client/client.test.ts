@@ -4,7 +4,7 @@ import { createServer, connect, type Socket } from "node:net";
 import { before, test } from "node:test";
 import WebSocket from "ws";
 import {
-  AuthenticationError, NotFoundError, Parley, PermissionDeniedError, ValidationError, isEvent, type ProjectConfig, type ThreadEvent, type ToolCall,
+  AuthenticationError, ConflictError, NotFoundError, Parley, PermissionDeniedError, ValidationError, isEvent, type ProjectConfig, type ThreadEvent, type ToolCall,
 } from "../../packages/client/src/index.js";
 import { startFakeOpenAi } from "../support/fake-llm-servers.js";
 import { startToolReceiver } from "../support/tool-receiver.js";
@@ -112,7 +112,12 @@ forEachDatabase("the typed client", (h) => {
 
     const { thread_id } = await parley.threads.create({ project_name: "support", alias: "client" });
     assert.equal((await parley.threads.get(thread_id)).alias, "client");
-    assert.deepEqual((await parley.threads.list({ limit: 5 })).threads.map((thread) => thread.id), [thread_id]);
+    assert.equal((await parley.threads.setAlias(thread_id, "+14155550123")).alias, "+14155550123");
+    assert.equal((await parley.threads.byAlias("+14155550123")).id, thread_id);
+    await assert.rejects(parley.threads.byAlias("client"), NotFoundError);
+    const other = await parley.threads.create();
+    await assert.rejects(parley.threads.setAlias(other.thread_id, "+14155550123"), ConflictError);
+    assert.deepEqual((await parley.threads.list({ limit: 5 })).threads.map((thread) => thread.id), [other.thread_id, thread_id]);
     assert.equal((await parley.threads.jsonInput(thread_id, { project_name: "support", json_input: '{"name":"Ada"}' })).response, "JSON input received");
     const { access_token } = await parley.threads.token(thread_id);
 
@@ -133,6 +138,7 @@ forEachDatabase("the typed client", (h) => {
     assert.deepEqual(await parley.voice.endPhoneCall(thread_id), { response: "Call ended" });
     assert.equal((await parley.voice.webCall(thread_id, { project_id: project.id })).status, "queued");
     assert.equal((await parley.calls.list({ thread_id })).calls.length, 2);
+    await assert.rejects(parley.voice.simulatedInbound({ project_id: project.id, from: "+14155552671" }), ValidationError);
     await assert.rejects(parley.calls.recording(`${baseUrl}/recordings/${scheduled.id}.wav?expires=1&signature=forged`), PermissionDeniedError);
 
     const legacyThread = (await parley.legacy.createThread()).thread_id;

@@ -50,7 +50,18 @@ const expectations: Record<string, (run: DocRun, cwd: string) => Promise<void>> 
     const visits = [...run.stdout.matchAll(/^\{"thread_id":"([\w-]+)","token":true\}$/gm)].map((match) => match[1]);
     assert.equal(visits.length, 2, run.stdout);
     assert.equal(visits[0], visits[1], "the visitor keeps their thread");
-    for (const expected of ['"status": "ended"', '"disconnection_reason": "user_hangup"', "HTTP/1.1 206 Partial Content", "content-range: bytes 0-43/", '{"status":"scheduled"}', '{"response":"Call ended"}']) {
+    for (const expected of [
+      '"status": "ended"',
+      '"disconnection_reason": "user_hangup"',
+      "HTTP/1.1 206 Partial Content",
+      "content-range: bytes 0-43/",
+      '{"status":"scheduled"}',
+      '{"response":"Call ended"}',
+      '"direction":"inbound","status":"ongoing","from_number":"+14155552671","to_number":"+14155550100"',
+      '"alias":"+14155552671"',
+      '"direction": "inbound"',
+      '"transcript": "Agent: Hello, you have reached Parley\'s demo line. How can I help?\\nUser: ',
+    ]) {
       assert.ok(run.stdout.includes(expected), `the output shows ${expected}:\n${run.stdout}`);
     }
     const recording = await readFile(path.join(cwd, "call.wav"));

@@ -75,10 +75,11 @@ export const junkValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A value of another JSON type than `model`'s: always refused where `model` is the expected type. */
-export function otherTypeThan(model: unknown): fc.Arbitrary<unknown> {
+export function otherTypeThan(model: unknown, acceptsNull = false): fc.Arbitrary<unknown> {
   const options: fc.Arbitrary<unknown>[] = [junkNumber, fc.boolean(), fc.array(junkValue, { maxLength: 3 })];
   if (typeof model !== "string") options.push(junkString);
-  if (typeof model !== "object") options.push(fc.dictionary(junkString, junkValue, { maxKeys: 3 }), fc.constant(null));
+  if (typeof model !== "object") options.push(fc.dictionary(junkString, junkValue, { maxKeys: 3 }));
+  if (typeof model !== "object" && !acceptsNull) options.push(fc.constant(null));
   return fc.oneof(...options);
 }
 
@@ -121,9 +122,10 @@ const foreignTypes = ["text/plain", "application/x-www-form-urlencoded", "multip
 
 /**
  * Bodies a model can never accept: JSON that is not an object, text that cannot parse as an object, a valid body cut
- * short, a foreign content type, or the valid body with its first field of the wrong type (plus other junk).
+ * short, a foreign content type, or the valid body with its first field of the wrong type (plus other junk); null is
+ * no wrong type for a field in `nullable`.
  */
-export function refusedBody(template: Record<string, unknown>): fc.Arbitrary<RawBody> {
+export function refusedBody(template: Record<string, unknown>, nullable: readonly string[] = []): fc.Arbitrary<RawBody> {
   const json = (value: unknown): RawBody => ({ contentType: "application/json", payload: JSON.stringify(value) ?? "null" });
   const [firstKey, firstValue] = Object.entries(template)[0] ?? ["", ""];
   const text = JSON.stringify(template);
@@ -136,7 +138,7 @@ export function refusedBody(template: Record<string, unknown>): fc.Arbitrary<Raw
     fc.integer({ min: 0, max: Math.max(0, text.length - 1) }).map((end) => ({ contentType: "application/json", payload: text.slice(0, end) })),
     fc.record({ contentType: fc.constantFrom(...foreignTypes), payload: fc.oneof(fc.constant(text), fc.string({ maxLength: 80 })) }),
     fc
-      .record({ mutations: fc.array(mutation(Object.keys(template)), { maxLength: 2 }), poison: otherTypeThan(firstValue) })
+      .record({ mutations: fc.array(mutation(Object.keys(template)), { maxLength: 2 }), poison: otherTypeThan(firstValue, nullable.includes(firstKey)) })
       .map(({ mutations, poison }) => json(mutate(template, [...mutations, { set: firstKey, value: poison }]))),
   );
 }

@@ -51,7 +51,7 @@ forEachDatabase("hostile request bodies", (h) => {
       for (const endpoint of bodyEndpoints()) {
         const request = validRequest(endpoint, fortress);
         await property(
-          refusedBody(endpoint.body!(fortress)),
+          refusedBody(endpoint.body!(fortress), endpoint.nullableBody),
           async ({ contentType, payload }) => {
             const response = await h().request({ ...request, headers: { ...request.headers, "content-type": contentType }, payload });
             assertRefused(endpoint, response, `${nameOf(endpoint)} ${contentType} ${preview(payload)}`);

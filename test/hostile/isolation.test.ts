@@ -127,6 +127,14 @@ forEachDatabase("isolation between organizations", (h) => {
     const phoneCall = (body: Record<string, unknown>) => ({ callee: "+14155552671", project_id: mine.projectId, scheduled_for: inADay(), ...body });
     return [
       thread("GET /threads/{id}", (id) => get(`/threads/${id}`), notFound("Thread")),
+      thread("PATCH /threads/{id}", (id) => ({ method: "PATCH", url: `/threads/${id}`, headers: key(), payload: { alias: "stolen" } }), notFound("Thread")),
+      {
+        name: "GET /threads/by-alias/{their alias}",
+        foreign: theirs.alias,
+        missing: `caller-${randomUUID()}`,
+        request: (alias) => get(`/threads/by-alias/${encodeURIComponent(alias)}`),
+        expected: notFound("Thread"),
+      },
       thread("POST /threads/{id}/token", (id) => post(`/threads/${id}/token`), notFound("Thread")),
       thread("POST /threads/{id}/json-input", (id) => post(`/threads/${id}/json-input`, { project_name: "support", json_input: '{"plan":"stolen"}' }), notFound("Thread")),
       thread("GET /threads/{id}/messages", (id) => get(`/threads/${id}/messages`), notFound("Thread")),

@@ -41,6 +41,8 @@ export interface World {
   spareVersionId: string;
   /** A stored simulation run (POST /chat with `simulate.create`). */
   simulationId: string;
+  /** The alias of `otherThreadId`. */
+  alias: string;
 }
 
 function ok(response: TestResponse, what: string): TestResponse {
@@ -62,7 +64,8 @@ export async function buildWorld(h: Harness): Promise<World> {
   catalogue(h.server);
   const { organizationId, apiKey, projectId } = await h.organization(hostileConfig);
   const threadId = await h.thread(apiKey);
-  const otherThreadId = await h.thread(apiKey);
+  const alias = `caller-${organizationId}`;
+  const otherThreadId = await h.thread(apiKey, { alias });
   for (const message of ["What are your opening hours?", "Where is the office located?", "And your hours on Friday?"]) {
     const payload = { thread_id: threadId, message, service_config_name: "support" };
     ok(await h.request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload }), "chatting");
@@ -103,6 +106,7 @@ export async function buildWorld(h: Harness): Promise<World> {
     spareProjectId: spareProject.json<{ id: string }>().id,
     spareVersionId: spareProject.json<{ config_version_id: string }>().config_version_id,
     simulationId: simulation.json<{ extras: { simulation: { id: string } } }>().extras.simulation.id,
+    alias,
   };
 }
 
@@ -117,6 +121,8 @@ interface Sample {
   query?: (world: World) => [string, string][];
   /** A valid JSON body. */
   body?: (world: World) => Record<string, unknown>;
+  /** Body fields that take null as a value (it clears them). */
+  nullableBody?: readonly string[];
   /** The legacy summary answers its own failures as `{error, status_code}`. */
   summaryShape?: boolean;
   /** A WebSocket route: plain HTTP is 404 there, so requests go as real upgrades (see `send`). */
@@ -129,7 +135,7 @@ interface Sample {
 }
 
 export interface Endpoint extends Sample {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Fastify-style route, `:name` for each path parameter. */
   route: string;
   access: Access;
@@ -143,6 +149,9 @@ const samples: Record<string, Sample> = {
   "POST /threads": { body: () => ({ type: "NORMAL", timezone: "Europe/Amsterdam", project_name: "support", json_input: '{"plan":"gold"}' }) },
   "GET /threads": { query: (w) => [["project_name", "support"], ["type", "NORMAL"], ["cursor", w.threadListCursor], ["limit", "5"]] },
   "GET /threads/:thread_id": { ids: thread },
+  "GET /threads/by-alias/:alias": { ids: (w) => ({ alias: w.alias }) },
+  // Sets the alias the thread already has: valid, and leaves the world as it was.
+  "PATCH /threads/:thread_id": { ids: (w) => ({ thread_id: w.otherThreadId }), body: (w) => ({ alias: w.alias }), nullableBody: ["alias"] },
   "POST /threads/:thread_id/token": { ids: thread },
   "POST /threads/:thread_id/json-input": { ids: thread, body: () => ({ project_name: "support", json_input: '{"plan":"gold"}' }) },
   "POST /chat": {
@@ -173,6 +182,7 @@ const samples: Record<string, Sample> = {
     body: (w) => ({ callee: "+14155552671", project_id: w.projectId, scheduled_for: inADay(), voice_provider_account_id: accountId }),
   },
   "DELETE /voice/:thread_id/phone-call": { ids: thread },
+  "POST /voice/simulated/inbound": { body: (w) => ({ project_id: w.projectId, from: "+14155552671" }) },
   "POST /voice/:thread_id/web-call": { ids: thread, body: (w) => ({ project_id: w.projectId, voice_provider_account_id: accountId }) },
   // Vendors' callbacks carry no Parley credential: each is refused (401/403) unless signed with the project's vendor key.
   "POST /voice/retell/webhook": {},
@@ -207,7 +217,7 @@ const samples: Record<string, Sample> = {
   "GET /openapi.json": {},
 };
 
-const methodsWithSamples = new Set<string>(["GET", "POST", "PUT", "DELETE"]);
+const methodsWithSamples = new Set<string>(["GET", "POST", "PUT", "PATCH", "DELETE"]);
 const keyOf = (entry: RouteEntry) => `${entry.method} ${entry.url}`;
 
 /** Every route the suite's server registers (sockets included) that has a valid request above: no route escapes. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { SignJWT } from "jose";
+import { uuidv7 } from "../../src/domain/shared/ids.js";
 import { forEachDatabase, testSecrets } from "../support/harness.js";
 
 forEachDatabase("threads and thread tokens", (h) => {
@@ -120,5 +121,82 @@ forEachDatabase("threads and thread tokens", (h) => {
       assert.equal(response.status, 401, token);
     }
     assert.equal((await h().request({ method: "GET", url: `/threads/${threadId}`, headers: { authorization: valid } })).status, 200);
+  });
+  test("a thread is found by its alias, which PATCH sets, moves and clears; a taken alias is 409 and changes nothing", async () => {
+    const { apiKey } = await h().organization();
+    const call = (method: "GET" | "PATCH", url: string, payload?: object) => h().request({ method, url, headers: { authorization: apiKey }, ...(payload ? { payload } : {}) });
+    const first = await h().thread(apiKey, { alias: "+14155550123" });
+    const second = await h().thread(apiKey);
+    const found = await call("GET", "/threads/by-alias/+14155550123");
+    assert.equal(found.status, 200, found.body);
+    assert.deepEqual(found.json(), (await call("GET", `/threads/${first}`)).json());
+    assert.deepEqual((await call("GET", "/threads/by-alias/nobody")).json(), { detail: "Thread not found" });
+    assert.equal((await call("GET", "/threads/by-alias/nobody")).status, 404);
+
+    const taken = await call("PATCH", `/threads/${second}`, { alias: "+14155550123" });
+    assert.deepEqual([taken.status, taken.json()], [409, { detail: 'A thread with alias "+14155550123" already exists' }]);
+    assert.equal((await call("GET", `/threads/${second}`)).json<{ alias: string | null }>().alias, null);
+
+    const cleared = await call("PATCH", `/threads/${first}`, { alias: null });
+    assert.deepEqual([cleared.status, cleared.json<{ id: string; alias: string | null }>().alias], [200, null]);
+    assert.equal((await call("GET", "/threads/by-alias/+14155550123")).status, 404);
+    const moved = await call("PATCH", `/threads/${second}`, { alias: "+14155550123" });
+    assert.deepEqual(moved.json(), (await call("GET", `/threads/${second}`)).json());
+    assert.equal(moved.json<{ alias: string }>().alias, "+14155550123");
+    assert.equal((await call("GET", "/threads/by-alias/%2B14155550123")).json<{ id: string }>().id, second);
+    assert.equal((await call("PATCH", `/threads/${second}`, { alias: "+14155550123" })).status, 200, "setting a thread's own alias again is no conflict");
+    assert.deepEqual((await call("PATCH", `/threads/${uuidv7()}`, { alias: "x" })).json(), { detail: "Thread not found" });
+  });
+
+  test("bad alias input is 422 at its place", async () => {
+    const { apiKey } = await h().organization();
+    const threadId = await h().thread(apiKey);
+    const patch = (payload: object) => h().request({ method: "PATCH", url: `/threads/${threadId}`, headers: { authorization: apiKey }, payload });
+    for (const [payload, loc] of [
+      [{}, ["body", "alias"]],
+      [{ alias: "" }, ["body", "alias"]],
+      [{ alias: 5 }, ["body", "alias"]],
+      [{ alias: "x".repeat(201) }, ["body", "alias"]],
+    ] as const) {
+      const answer = await patch(payload);
+      assert.equal(answer.status, 422, `${JSON.stringify(payload)}: ${answer.body}`);
+      assert.deepEqual(answer.json<{ detail: { loc: unknown }[] }>().detail[0]!.loc, loc, answer.body);
+    }
+    const long = await h().request({ method: "GET", url: `/threads/by-alias/${"x".repeat(201)}`, headers: { authorization: apiKey } });
+    assert.equal(long.status, 422, long.body);
+    assert.deepEqual(long.json<{ detail: { loc: unknown }[] }>().detail[0]!.loc, ["path", "alias"]);
+  });
+
+  test("alias endpoints take an API key only, and see only the caller's organization", async () => {
+    const mine = await h().organization();
+    const theirs = await h().organization();
+    const theirThread = await h().thread(theirs.apiKey, { alias: "shared-name" });
+    const myThread = await h().thread(mine.apiKey);
+    const as = (apiKey: string, method: "GET" | "PATCH", url: string, payload?: object) =>
+      h().request({ method, url, headers: { authorization: apiKey }, ...(payload ? { payload } : {}) });
+    assert.deepEqual((await as(mine.apiKey, "GET", "/threads/by-alias/shared-name")).json(), { detail: "Thread not found" });
+    assert.deepEqual((await as(mine.apiKey, "PATCH", `/threads/${theirThread}`, { alias: "stolen" })).json(), { detail: "Thread not found" });
+    const sameName = await as(mine.apiKey, "PATCH", `/threads/${myThread}`, { alias: "shared-name" });
+    assert.equal(sameName.status, 200, "an alias is unique within an organization, not across them");
+    assert.equal((await as(theirs.apiKey, "GET", "/threads/by-alias/shared-name")).json<{ id: string }>().id, theirThread);
+    assert.equal((await as(mine.apiKey, "GET", "/threads/by-alias/shared-name")).json<{ id: string }>().id, myThread);
+
+    const token = (await h().request({ method: "POST", url: `/threads/${myThread}/token`, headers: { authorization: mine.apiKey } })).json<{ access_token: string }>().access_token;
+    const withToken = (method: "GET" | "PATCH", url: string, payload?: object) =>
+      h().request({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    assert.equal((await withToken("GET", "/threads/by-alias/shared-name")).status, 403);
+    assert.equal((await withToken("PATCH", `/threads/${myThread}`, { alias: "by-token" })).status, 403);
+  });
+
+  test("concurrent claims of one alias: exactly one thread gets it", async () => {
+    const { apiKey } = await h().organization();
+    const threads = await Promise.all(Array.from({ length: 6 }, () => h().thread(apiKey)));
+    const answers = await Promise.all(
+      threads.map((threadId) => h().request({ method: "PATCH", url: `/threads/${threadId}`, headers: { authorization: apiKey }, payload: { alias: "+14155550999" } })),
+    );
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [200, 409, 409, 409, 409, 409]);
+    const winner = threads[answers.findIndex((answer) => answer.status === 200)];
+    const found = await h().request({ method: "GET", url: "/threads/by-alias/+14155550999", headers: { authorization: apiKey } });
+    assert.equal(found.json<{ id: string }>().id, winner);
   });
 });

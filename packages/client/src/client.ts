@@ -6,7 +6,7 @@ import type {
   AdminListQuery, ApiKeyListPage, ConfigVersion, OrganizationListPage, ProjectListPage, RotatedApiKey, SimulationRun,
   CallDetail, CallListPage, CallListQuery, ChatInput, ChatResponse, ChatStreamEvent, CreatedApiKey, CreatedProject,
   CreateThreadInput, LegacyChatInput, LegacyConversations, LegacyConversationsQuery, LegacyFollowupInput, MessagePage,
-  MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, Thread, ThreadListPage,
+  MessageQuery, Organization, PhoneCall, PhoneCallInput, ProjectConfig, SearchPage, SearchQuery, SetAliasInput, SimulatedInboundInput, InboundCall, Thread, ThreadListPage,
   ThreadListQuery, WebCallInput,
 } from "./types.js";
 
@@ -30,7 +30,7 @@ type Query = Record<string, QueryValue>;
 type Path = keyof paths;
 
 interface RequestSpec {
-  method: "GET" | "POST" | "PUT" | "DELETE";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** A path template of the OpenAPI document, so that the compiler refuses a path the server does not have. */
   path: Path;
   params?: Record<string, string>;
@@ -119,6 +119,11 @@ export class Parley {
   readonly threads = {
     create: (input: CreateThreadInput = {}) => this.json<{ thread_id: string }>({ method: "POST", path: "/threads", body: input }),
     get: (threadId: string) => this.json<Thread>({ method: "GET", path: "/threads/{thread_id}", params: { thread_id: threadId } }),
+    /** The organization's thread with this alias (a caller's E.164 number for inbound calls); NotFound when none. */
+    byAlias: (alias: string) => this.json<Thread>({ method: "GET", path: "/threads/by-alias/{alias}", params: { alias } }),
+    /** Sets the thread's alias, or clears it with null; Conflict when another thread of the organization has it. */
+    setAlias: (threadId: string, alias: string | null) =>
+      this.json<Thread>({ method: "PATCH", path: "/threads/{thread_id}", params: { thread_id: threadId }, body: { alias } satisfies SetAliasInput }),
     /** One page of the organization's threads, newest first. */
     list: (query: ThreadListQuery = {}) => this.json<ThreadListPage>({ method: "GET", path: "/threads", query }),
     /** Every page from `query.cursor` (or the newest) on, as an async iterator. */
@@ -172,6 +177,8 @@ export class Parley {
     endPhoneCall: (threadId: string) => this.json<{ response: string }>({ method: "DELETE", path: "/voice/{thread_id}/phone-call", params: { thread_id: threadId } }),
     webCall: (threadId: string, input: WebCallInput) =>
       this.json<{ status: string; message: string }>({ method: "POST", path: "/voice/{thread_id}/web-call", params: { thread_id: threadId }, body: input }),
+    /** A simulated caller rings the project's first number (the project needs `voice.inbound`); the call is answered at once. */
+    simulatedInbound: (input: SimulatedInboundInput) => this.json<InboundCall>({ method: "POST", path: "/voice/simulated/inbound", body: input }),
   };
 
   readonly admin = {

@@ -682,6 +682,11 @@ export interface paths {
                                     name: string;
                                     type: "boolean" | "string" | "number";
                                 }[];
+                                inbound?: {
+                                    enabled: boolean;
+                                    greeting?: string;
+                                    max_call_seconds?: number;
+                                };
                                 max_call_seconds?: number;
                                 provider?: "simulated" | "twilio" | "retell";
                                 retell?: {
@@ -965,6 +970,11 @@ export interface paths {
                                     name: string;
                                     type: "boolean" | "string" | "number";
                                 }[];
+                                inbound?: {
+                                    enabled: boolean;
+                                    greeting?: string;
+                                    max_call_seconds?: number;
+                                };
                                 max_call_seconds?: number;
                                 provider?: "simulated" | "twilio" | "retell";
                                 retell?: {
@@ -3015,7 +3025,112 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set or clear (null) the thread's alias */
+        patch: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description API key or thread token, raw or as `Bearer <credential>` */
+                    authorization: string;
+                };
+                path: {
+                    thread_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        alias: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            alias: string | null;
+                            id: string;
+                            timezone: string;
+                            usage: {
+                                billable_message_cost: number;
+                                billable_messages: number;
+                                total_cost: number;
+                                voice_cost: number;
+                                voice_minutes: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/threads/{thread_id}/json-input": {
@@ -3448,6 +3563,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/threads/by-alias/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Thread details and usage, found by the thread's alias */
+        get: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description API key or thread token, raw or as `Bearer <credential>` */
+                    authorization: string;
+                };
+                path: {
+                    /** @description Unique in the organization */
+                    alias: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            alias: string | null;
+                            id: string;
+                            timezone: string;
+                            usage: {
+                                billable_message_cost: number;
+                                billable_messages: number;
+                                total_cost: number;
+                                voice_cost: number;
+                                voice_minutes: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/voice/{thread_id}/phone-call": {
         parameters: {
             query?: never;
@@ -3777,6 +3997,128 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/voice/simulated/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Play a simulated caller into the project's first number
+         * @description The project answers as it would a real caller (`voice.inbound`): the call is `ongoing` on the caller's thread (found by the alias `from`, or created with it), the agent greets, and the project's `voice.simulated` script is the caller's side.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description API key or thread token, raw or as `Bearer <credential>` */
+                    authorization: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The caller's number, E.164 or international with its country code */
+                        from: string;
+                        /** Format: uuid */
+                        project_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            call_type: string;
+                            direction: string | null;
+                            from_number: string | null;
+                            id: string;
+                            status: string;
+                            thread_id: string;
+                            to_number: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Validation Error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            detail: {
+                                ctx?: {
+                                    [key: string]: unknown;
+                                };
+                                input: unknown;
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
                         };
                     };
                 };

@@ -1,6 +1,6 @@
 import type { paths } from "./openapi.js";
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 type SuccessOf<R> = R extends { 200: { content: { "application/json": infer T } } }
   ? T
@@ -23,6 +23,7 @@ export type ThreadListPage = ResponseOf<"/threads", "get">;
 export type ThreadListItem = ThreadListPage["threads"][number];
 export type ThreadListQuery = Defaulted<QueryOf<"/threads", "get">, "limit">;
 export type CreateThreadInput = Defaulted<BodyOf<"/threads", "post">, "type" | "timezone">;
+export type SetAliasInput = BodyOf<"/threads/{thread_id}", "patch">;
 
 type ChatBody = BodyOf<"/chat", "post">;
 /** `simulate` on POST /chat (docs/simulation.md), its defaulted fields optional. */
@@ -57,6 +58,8 @@ export type CallDetail = ResponseOf<"/calls/{call_id}", "get">;
 export type PhoneCallInput = BodyOf<"/voice/{thread_id}/phone-call", "post">;
 export type PhoneCall = ResponseOf<"/voice/{thread_id}/phone-call", "post">;
 export type WebCallInput = BodyOf<"/voice/{thread_id}/web-call", "post">;
+export type SimulatedInboundInput = BodyOf<"/voice/simulated/inbound", "post">;
+export type InboundCall = ResponseOf<"/voice/simulated/inbound", "post">;
 
 export type Organization = ResponseOf<"/admin/organizations", "post">;
 export type CreatedApiKey = ResponseOf<"/admin/organizations/{org_id}/api-keys", "post">;

@@ -52,6 +52,8 @@ export function callAgent(
   llm: (context: Record<string, unknown>) => LlmProvider,
   toolSecret: string | undefined,
   recorded: number,
+  /** Before the call's own transcript: an inbound caller's earlier conversations. */
+  history: { role: "user" | "assistant"; content: string }[] = [],
 ): VoiceAgentSession {
   const context = callPromptContext(call, thread.context, deps.secretBox);
   const provider = llm(context);
@@ -86,7 +88,7 @@ export function callAgent(
   };
   return new VoiceAgentSession({
     generate,
-    preamble: () => buildPrompt({ systemPrompt: agent.system_prompt, context, timezone: thread.timezone, now: new Date(), history: [] }),
+    preamble: () => buildPrompt({ systemPrompt: agent.system_prompt, context, timezone: thread.timezone, now: new Date(), history }),
     maxHistoryMessages: agent.max_history_messages,
     record: (utterances) => deps.lifecycle.record(call.id, utterances),
     serialize: (work) => deps.locks.withLock(call.thread_id, work),

@@ -7,12 +7,12 @@ import type { ProjectConfig } from "../projects/project-config.js";
  * and so are bare digits that start with the country code ("14155552671"). Validity is checked against the full
  * numbering-plan metadata, so a number of the wrong length or in an unassigned range is refused.
  */
-export function normalizeCallee(callee: string): string {
+export function normalizeCallee(callee: string, loc: (string | number)[] = ["body", "callee"]): string {
   const text = callee.trim();
   const international = text.startsWith("+") ? text : text.startsWith("00") ? `+${text.slice(2)}` : /^\d/.test(text) ? `+${text}` : text;
   const parsed = parsePhoneNumberFromString(international);
   if (!parsed || !parsed.isValid()) {
-    throw valueError(["body", "callee"], "invalid phone number: use E.164 (+14155552671) or an international number with its country code", callee);
+    throw valueError(loc, "invalid phone number: use E.164 (+14155552671) or an international number with its country code", callee);
   }
   return parsed.number;
 }

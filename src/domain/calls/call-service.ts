@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
-import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
+import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, SimulatedCallerHost, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
@@ -9,7 +9,19 @@ import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { callerLineFor, normalizeCallee } from "./call-numbers.js";
 import type { CallResults } from "./call-results.js";
-import { callDetail, callSummary, decodeListCursor, encodeListCursor, phoneCallView, type CallDetailView, type CallSummaryView, type PhoneCallView } from "./call-views.js";
+import {
+  callDetail,
+  callSummary,
+  decodeListCursor,
+  encodeListCursor,
+  inboundCallView,
+  phoneCallView,
+  type CallDetailView,
+  type CallSummaryView,
+  type InboundCallView,
+  type PhoneCallView,
+} from "./call-views.js";
+import { inboundSettingsOf } from "../projects/project-config.js";
 import type { LlmFactory } from "../chat/chat-service.js";
 import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError, UpstreamError, valueError } from "../shared/errors.js";
 import { uuidv7 } from "../shared/ids.js";
@@ -18,6 +30,7 @@ import type { CallJobs } from "./scheduling.js";
 import { hashCredential, sameSecret, type SecretBox } from "../access/secrets.js";
 import { callAgent, type CallToolSupport } from "./call-agent.js";
 import type { ThreadService } from "../threads/thread-service.js";
+import type { MessagesRepository } from "../history/messages-repository.js";
 
 export interface PhoneCallInput {
   callee: string;
@@ -52,11 +65,12 @@ export interface CallServiceDeps {
   lifecycle: CallLifecycle;
   results: CallResults;
   jobs: CallJobs;
-  provider: VoiceProvider & WebCallHost;
+  provider: VoiceProvider & WebCallHost & SimulatedCallerHost;
   locks: ThreadLocks;
   llm: LlmFactory;
   owner: string;
   vendor: VendorCallsRepository;
+  messages: Pick<MessagesRepository, "olderThanOrAt">;
   /** `PUBLIC_BASE_URL`: where vendors reach this service; a vendor provider cannot work without it. */
   publicBaseUrl: string | undefined;
   log: Logger;
@@ -129,6 +143,40 @@ export class CallService {
     });
     if (call.status === "queued") await this.dial(call);
     return phoneCallView(call);
+  }
+
+  /**
+   * A simulated caller rings the project's first number (decisions.md, Inbound calls): the call is answered at once
+   * (`ongoing`, never `queued`) on the caller's thread, found by its alias or created with it, and the agent greets.
+   */
+  async answerSimulatedCaller(organizationId: string, input: { projectId: string; from: string }): Promise<InboundCallView> {
+    const fromNumber = normalizeCallee(input.from, ["body", "from"]);
+    const resolved = await this.deps.projects.resolveById(organizationId, input.projectId);
+    const inbound = inboundSettingsOf(resolved.config);
+    if (!inbound.enabled) throw valueError(["body", "project_id"], "the project does not answer calls: set voice.inbound.enabled in its configuration", input.projectId);
+    const account = resolved.config.voice.accounts.find((candidate) => candidate.phone_numbers.length > 0);
+    if (!account) throw valueError(["body", "project_id"], "the project has no voice provider account with a phone number", input.projectId);
+    const thread = await this.deps.threads.findOrCreateByAlias(organizationId, fromNumber, resolved.project.id);
+    const inserted = await this.deps.calls.insert({
+      ...newCallOf(organizationId, thread.id, resolved),
+      provider: "simulated",
+      callType: "phone_call",
+      direction: "inbound",
+      status: "queued",
+      fromNumber,
+      toNumber: account.phone_numbers[0]!,
+      voiceProviderAccountId: account.id,
+      scheduledFor: null,
+      owner: this.deps.owner,
+      appointmentOpeningId: null,
+      verificationCodeSealed: null,
+    });
+    if (!inserted) throw new ConflictError("The caller's thread already has an active phone call");
+    if (!(await this.deps.lifecycle.connected(inserted.id))) throw new ConflictError("The call ended before it was answered");
+    const call = (await this.deps.calls.findById(inserted.id)) ?? inserted;
+    const request = await this.agentFor(call, 0, await this.earlierHistory(call));
+    await this.deps.provider.playSimulatedCaller({ ...request, fromNumber, toNumber: call.to_number ?? "", greeting: inbound.greeting });
+    return inboundCallView(call);
   }
 
   /** Cancels the thread's scheduled or queued phone call, or stops its ongoing one. */
@@ -310,9 +358,10 @@ export class CallService {
 
   /**
    * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
-   * utterances of the transcript the provider will feed it are in the thread's history already.
+   * utterances of the transcript the provider will feed it are in the thread's history already. `history` goes
+   * before the call's own transcript (an inbound caller's earlier conversations).
    */
-  async agentFor(call: CarrierCall, recorded = 0): Promise<ProviderCall> {
+  async agentFor(call: CarrierCall, recorded = 0, history: PromptHistory = []): Promise<ProviderCall> {
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -324,10 +373,28 @@ export class CallService {
       (context) => this.deps.llm(agent, resolved.secrets.agentApiKey, context),
       resolved.secrets.toolSecret,
       recorded,
+      history,
     );
     const { sttApiKey, ttsApiKey } = resolved.secrets;
     const speechKeys = { ...(sttApiKey ? { sttApiKey } : {}), ...(ttsApiKey ? { ttsApiKey } : {}) };
     return { callId: call.id, config: resolved.config, secrets: resolved.secrets, agent: session, speechKeys, context: thread.context };
+  }
+
+  /**
+   * An inbound caller continues the thread (decisions.md): the agent sees the latest messages of the thread's earlier
+   * conversations, oldest first, before the call's own transcript.
+   */
+  private async earlierHistory(call: CallRecord): Promise<PromptHistory> {
+    const { config } = await this.resolveVersion(call);
+    const limit = config.agent.max_history_messages;
+    if (call.direction !== "inbound" || call.conversation_id === null || limit <= 0) return [];
+    const conversationId = call.conversation_id;
+    const latest = await this.deps.messages.olderThanOrAt(call.thread_id, null, limit * 2);
+    return latest
+      .filter((message) => message.conversation_id < conversationId)
+      .slice(0, limit)
+      .reverse()
+      .map((message) => ({ role: message.role, content: message.content }));
   }
 
   /** The project version a call was created with: its settings and credentials. */
@@ -335,6 +402,8 @@ export class CallService {
     return this.deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
   }
 }
+
+type PromptHistory = { role: "user" | "assistant"; content: string }[];
 
 /** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
 function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject) {

@@ -75,6 +75,29 @@ export function phoneCallView(call: CallRecord): PhoneCallView {
   };
 }
 
+/** An answered inbound call, as POST /voice/simulated/inbound returns it. */
+export interface InboundCallView {
+  id: string;
+  thread_id: string;
+  call_type: string;
+  direction: string | null;
+  status: string;
+  from_number: string | null;
+  to_number: string | null;
+}
+
+export function inboundCallView(call: CallRecord): InboundCallView {
+  return {
+    id: call.id,
+    thread_id: call.thread_id,
+    call_type: call.call_type,
+    direction: call.direction,
+    status: call.status,
+    from_number: call.from_number,
+    to_number: call.to_number,
+  };
+}
+
 /** `Agent: …` / `User: …` lines, from the utterances stored in the thread's history (so also while the call runs). */
 export function plainTranscript(utterances: CallUtterance[]): string | null {
   if (utterances.length === 0) return null;

@@ -194,6 +194,16 @@ export interface PhoneCallRequest extends ProviderCall {
   toNumber: string;
 }
 
+/** A call to one of the project's numbers, which the agent answers by speaking `greeting` first. */
+export interface InboundCallRequest extends PhoneCallRequest {
+  greeting: string;
+}
+
+/** Plays a simulated caller into a project's number (POST /voice/simulated/inbound): the call is answered already. */
+export interface SimulatedCallerHost {
+  playSimulatedCaller(request: InboundCallRequest): Promise<void>;
+}
+
 export interface VoiceProvider {
   readonly name: string;
   readonly capabilities: VoiceCapabilities;

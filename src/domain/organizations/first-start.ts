@@ -26,7 +26,11 @@ export const demoProjectConfig: ProjectConfigInput = {
     ],
   },
   pricing: { message_usd: 0.002, voice_minute_usd: 0.05 },
-  voice: { provider: "simulated", accounts: [{ id: "00000000-0000-4000-8000-000000000001", phone_numbers: ["+14155550100"] }] },
+  voice: {
+    provider: "simulated",
+    accounts: [{ id: "00000000-0000-4000-8000-000000000001", phone_numbers: ["+14155550100"] }],
+    inbound: { enabled: true, greeting: "Hello, you have reached Parley's demo line. How can I help?" },
+  },
 };
 
 /**

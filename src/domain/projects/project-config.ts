@@ -121,6 +121,13 @@ export const ProjectConfigInput = Type.Object({
           api_base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
         }),
       ),
+      inbound: Type.Optional(
+        Type.Object({
+          enabled: Type.Boolean(),
+          greeting: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+          max_call_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 14_400 })),
+        }),
+      ),
     }),
   ),
 });
@@ -167,6 +174,25 @@ export interface ProjectConfig {
     /** The vendors' settings without their credentials, which are project secrets (see `splitSecrets`). */
     twilio: { account_sid: string; api_base_url: string };
     retell: { agent_id: string; api_base_url: string };
+    /** Whether the project answers calls to its numbers; absent from versions stored before inbound calls existed. */
+    inbound?: InboundVoiceConfig;
+  };
+}
+
+/** As configured: the greeting and the length limit fall back to the agent's greeting and `voice.max_call_seconds`. */
+export interface InboundVoiceConfig {
+  enabled: boolean;
+  greeting?: string;
+  max_call_seconds?: number;
+}
+
+/** How a project answers an inbound call, its fallbacks applied; `enabled` false (or an old version) answers none. */
+export function inboundSettingsOf(config: ProjectConfig): { enabled: boolean; greeting: string; max_call_seconds: number } {
+  const inbound = config.voice.inbound;
+  return {
+    enabled: inbound?.enabled ?? false,
+    greeting: inbound?.greeting ?? config.agent.greeting,
+    max_call_seconds: inbound?.max_call_seconds ?? config.voice.max_call_seconds,
   };
 }
 
@@ -257,8 +283,15 @@ export function withDefaults(input: ProjectConfigInput): ProjectConfig {
       },
       twilio: { account_sid: voice.twilio?.account_sid ?? "", api_base_url: trimSlash(voice.twilio?.api_base_url ?? "https://api.twilio.com") },
       retell: { agent_id: voice.retell?.agent_id ?? "", api_base_url: trimSlash(voice.retell?.api_base_url ?? "https://api.retellai.com") },
+      inbound: inboundWithDefaults(voice.inbound),
     },
   };
+}
+
+function inboundWithDefaults(inbound: NonNullable<ProjectConfigInput["voice"]>["inbound"]): InboundVoiceConfig {
+  if (!inbound) return { enabled: false };
+  const { enabled, greeting, max_call_seconds: maxCallSeconds } = inbound;
+  return { enabled, ...(greeting === undefined ? {} : { greeting }), ...(maxCallSeconds === undefined ? {} : { max_call_seconds: maxCallSeconds }) };
 }
 
 /** A version stored before the vendor settings existed has none: it gets their defaults (its provider is simulated). */

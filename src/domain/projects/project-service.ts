@@ -226,4 +226,8 @@ function checkVoiceVendor(config: ProjectConfig, secrets: ProjectSecrets): void 
   for (const setting of requiredVoiceSettings[provider]) {
     if (!setting.isSet(config, secrets)) throw valueError(["body", "config", "voice", ...setting.path], `required when voice.provider is ${provider}`, null);
   }
+  const answersNumbers = config.voice.accounts.some((account) => account.phone_numbers.length > 0);
+  if (config.voice.inbound?.enabled && !answersNumbers) {
+    throw valueError(["body", "config", "voice", "inbound", "enabled"], "an inbound project needs a phone number in voice.accounts to answer", true);
+  }
 }

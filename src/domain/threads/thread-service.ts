@@ -54,6 +54,10 @@ export function usageOf(thread: ThreadRecord): ThreadUsage {
   };
 }
 
+function viewOf(thread: ThreadRecord): ThreadView {
+  return { id: thread.id, alias: thread.alias, timezone: thread.timezone, usage: usageOf(thread) };
+}
+
 export class ThreadService {
   private readonly contextListeners: ((threadId: string) => void)[] = [];
 
@@ -114,8 +118,38 @@ export class ThreadService {
   }
 
   async view(organizationId: string, threadId: string): Promise<ThreadView> {
-    const thread = await this.get(organizationId, threadId);
-    return { id: thread.id, alias: thread.alias, timezone: thread.timezone, usage: usageOf(thread) };
+    return viewOf(await this.get(organizationId, threadId));
+  }
+
+  async viewByAlias(organizationId: string, alias: string): Promise<ThreadView> {
+    const thread = await this.store.findByAlias(organizationId, alias);
+    if (!thread) throw new NotFoundError("Thread not found");
+    return viewOf(thread);
+  }
+
+  /**
+   * The organization's thread with this alias, or a new thread of the project created with it. Concurrent first
+   * calls race on the unique (organization, alias) index: the loser finds the winner's thread.
+   */
+  async findOrCreateByAlias(organizationId: string, alias: string, projectId: string): Promise<ThreadRecord> {
+    // A thread found gone again after losing the race (its alias cleared meanwhile) is looked for once more.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const existing = await this.store.findByAlias(organizationId, alias);
+      if (existing) return existing;
+      const id = uuidv7();
+      if (await this.store.create({ id, organizationId, type: "NORMAL", alias, timezone: "UTC", projectId, context: {} })) {
+        return this.get(organizationId, id);
+      }
+    }
+    throw new ConflictError(`The thread with alias "${alias}" keeps changing; try again`);
+  }
+
+  /** Sets the thread's alias, or clears it with null. */
+  async setAlias(organizationId: string, threadId: string, alias: string | null): Promise<ThreadView> {
+    const thread = await this.store.setAlias(organizationId, threadId, alias);
+    if (thread === "taken") throw new ConflictError(`A thread with alias "${alias ?? ""}" already exists`);
+    if (!thread) throw new NotFoundError("Thread not found");
+    return viewOf(thread);
   }
 
   async issueToken(organizationId: string, threadId: string): Promise<{ access_token: string }> {

@@ -30,6 +30,9 @@ export interface ThreadsRepository {
     context: Record<string, unknown>;
   }): Promise<boolean>;
   find(organizationId: string, id: string, tx?: Queryable): Promise<ThreadRecord | undefined>;
+  findByAlias(organizationId: string, alias: string): Promise<ThreadRecord | undefined>;
+  /** Sets or clears the thread's alias: the thread, undefined when it is not the organization's, "taken" when another thread of the organization has the alias. */
+  setAlias(organizationId: string, id: string, alias: string | null): Promise<ThreadRecord | undefined | "taken">;
   /** Shallow merge (later keys win) done in SQL, so concurrent inputs never overwrite each other's keys. */
   mergeContext(organizationId: string, id: string, patch: Record<string, unknown>): Promise<boolean>;
 }

@@ -1,5 +1,17 @@
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
-import type { PhoneCallRequest, PlacedCall, ProviderCall, RemoteCall, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../domain/calls/ports.js";
+import type {
+  InboundCallRequest,
+  PhoneCallRequest,
+  PlacedCall,
+  ProviderCall,
+  RemoteCall,
+  SimulatedCallerHost,
+  VoiceCapabilities,
+  VoiceProvider,
+  WebCallClient,
+  WebCallConnection,
+  WebCallHost,
+} from "../../domain/calls/ports.js";
 import { voiceProviderNames, type VoiceProviderName } from "../../domain/projects/project-config.js";
 
 /**
@@ -7,15 +19,20 @@ import { voiceProviderNames, type VoiceProviderName } from "../../domain/project
  * it was created with. A provider whose web calls Parley hosts (its capabilities say so) has them created by the
  * host, Parley's own call socket.
  */
-export class ProviderRouter implements VoiceProvider, WebCallHost {
+export class ProviderRouter implements VoiceProvider, WebCallHost, SimulatedCallerHost {
   readonly name = "router";
   /** The router itself carries nothing; ask `capabilitiesOf` for a provider's. */
   readonly capabilities: VoiceCapabilities = { carries: "parley", records: "rendered", webCalls: "parley", transfers: false, callsBack: false };
 
   constructor(
-    private readonly providers: Record<VoiceProviderName, VoiceProvider>,
+    private readonly providers: Record<VoiceProviderName, VoiceProvider> & { simulated: VoiceProvider & SimulatedCallerHost },
     private readonly host: WebCallHost & VoiceProvider,
   ) {}
+
+  /** A simulated caller is the simulated provider's, whatever the project's own provider. */
+  playSimulatedCaller(request: InboundCallRequest): Promise<void> {
+    return this.providers.simulated.playSimulatedCaller(request);
+  }
 
   /** A provider's capabilities by the name a call or project version records; an unknown name has the host's. */
   capabilitiesOf(name: string): VoiceCapabilities {

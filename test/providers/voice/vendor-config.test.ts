@@ -73,4 +73,37 @@ forEachDatabase("voice vendor configuration", (harness) => {
     const calls = (await h.request({ method: "GET", url: `/calls?thread_id=${threadId}`, headers: { authorization: apiKey } })).json<{ calls: unknown[] }>();
     assert.deepEqual(calls.calls, [], "nothing was created");
   });
+  test("voice.inbound is stored with each version and checked at its place", async () => {
+    const h = harness();
+    const inbound = { enabled: true, greeting: "Acme clinic, how can I help?", max_call_seconds: 300 };
+    const { projectId } = await h.organization({ agent: acmeAgent, voice: { accounts, inbound } });
+    const view = async () => (await h.admin("GET", `/admin/projects/${projectId}`)).json<{ config: { voice: { inbound: unknown } } }>().config.voice.inbound;
+    assert.deepEqual(await view(), inbound);
+    const off = await h.admin("PUT", `/admin/projects/${projectId}/config`, { config: { agent: acmeAgent, voice: { accounts } } });
+    assert.equal(off.status, 201, off.body);
+    assert.deepEqual(await view(), { enabled: false }, "a version without voice.inbound answers no calls");
+    const versions = await h.database.db.query<{ config: { voice: { inbound?: unknown } } }>(
+      "SELECT config FROM project_config_versions WHERE project_id = $1 ORDER BY created_at",
+      [projectId],
+    );
+    assert.deepEqual(versions.map((version) => version.config.voice.inbound), [inbound, { enabled: false }]);
+
+    const org = (await h.admin("POST", "/admin/organizations", { name: "Inbound checks" })).json<{ id: string }>();
+    const at = (...path: string[]) => ["body", "config", "voice", "inbound", ...path];
+    const cases: [unknown, (string | number)[]][] = [
+      [{ voice: { accounts, inbound: {} } }, at("enabled")],
+      [{ voice: { accounts, inbound: { enabled: "maybe" } } }, at("enabled")],
+      [{ voice: { accounts, inbound: { enabled: true, greeting: "" } } }, at("greeting")],
+      [{ voice: { accounts, inbound: { enabled: true, max_call_seconds: 0 } } }, at("max_call_seconds")],
+      [{ voice: { accounts, inbound: { enabled: true, max_call_seconds: 14_401 } } }, at("max_call_seconds")],
+      [{ voice: { inbound: { enabled: true } } }, at("enabled")],
+    ];
+    for (const [config, loc] of cases) {
+      const response = await h.admin("POST", `/admin/organizations/${org.id}/projects`, { name: "p", config });
+      assert.equal(response.status, 422, `${JSON.stringify(config)}: ${response.body}`);
+      assert.deepEqual(response.json<{ detail: { loc: unknown }[] }>().detail[0]?.loc, loc, response.body);
+    }
+    const disabledWithoutNumbers = await h.admin("POST", `/admin/organizations/${org.id}/projects`, { name: "quiet", config: { voice: { inbound: { enabled: false } } } });
+    assert.equal(disabledWithoutNumbers.status, 201, disabledWithoutNumbers.body);
+  });
 });

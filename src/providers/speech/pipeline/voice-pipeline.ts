@@ -95,6 +95,24 @@ export class VoicePipeline {
     this.enqueue(async () => this.answer(text, Date.now(), undefined));
   }
 
+  /** Speaks a fixed opening line (an inbound call's greeting) as the agent's first turn, without asking the model. */
+  greet(text: string): void {
+    if (this.stopped) return;
+    this.enqueue(async () => {
+      const speaking = this.startSpeaking();
+      const sentences: string[] = [];
+      const synthesized: Promise<Int16Array | undefined>[] = [];
+      const splitter = new SentenceSplitter(200, true);
+      for (const sentence of [...splitter.push(text), ...splitter.flush()]) {
+        sentences.push(sentence);
+        synthesized.push(this.synthesize(sentence, speaking));
+      }
+      // No caller turn ended before a greeting: it has no turn latency.
+      await this.play(speaking, sentences, synthesized, undefined, () => false, () => undefined);
+      await this.finishSpeaking(speaking);
+    });
+  }
+
   /** Stops listening and speaking (the call is ending); resolves once the turn in progress has wound down. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -163,8 +181,7 @@ export class VoicePipeline {
     this.transcript.push({ role: "user", content: text });
     this.options.recorder.utterance("user", text, heard?.audio ?? new Int16Array(0), heard?.offset ?? this.options.recorder.position());
     this.options.transport.notify({ type: "transcript", role: "user", text, final: true });
-    const speaking: Speaking = { controller: new AbortController(), spoken: [], current: undefined, audio: [], offset: undefined, interrupted: false };
-    this.speaking = speaking;
+    const speaking = this.startSpeaking();
     const { signal } = speaking.controller;
     const splitter = new SentenceSplitter(200, true);
     const synthesized: Promise<Int16Array | undefined>[] = [];
@@ -173,13 +190,7 @@ export class VoicePipeline {
     let generating = true;
     const queue = (sentence: string) => {
       sentences.push(sentence);
-      synthesized.push(
-        this.options.tts.synthesize(sentence, signal).then(toPipelineRate, (error: unknown) => {
-          if (!signal.aborted) this.options.failed("tts", error);
-          speaking.controller.abort();
-          return undefined;
-        }),
-      );
+      synthesized.push(this.synthesize(sentence, speaking));
       wake?.();
     };
     const playback = this.play(speaking, sentences, synthesized, endedAt, () => generating, (resume) => {
@@ -214,20 +225,7 @@ export class VoicePipeline {
     generating = false;
     wake?.();
     await playback;
-    if (this.speaking === speaking) this.speaking = undefined;
-    const said = [...speaking.spoken, ...(speaking.current ? [spokenPart(speaking.current.sentence, speaking.current.fraction)] : [])].join(" ").trim();
-    if (said !== "") {
-      this.transcript.push({ role: "agent", content: said });
-      this.agentLastSaid = said;
-      const audio = concatSamples(...speaking.audio);
-      this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
-      this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });
-      try {
-        await this.options.agent.hear(this.transcript);
-      } catch (error) {
-        this.options.log.warn({ err: error }, "recording the agent's spoken reply failed");
-      }
-    }
+    await this.finishSpeaking(speaking);
     if (actions.length === 0 || reply === undefined || speaking.interrupted || this.stopped) return;
     // What was sent ahead of real time is still playing at the far end.
     await sleep(this.options.leadMs ?? 100);
@@ -235,12 +233,44 @@ export class VoicePipeline {
     for (const action of actions) this.options.onCallAction?.(action);
   }
 
+  private startSpeaking(): Speaking {
+    const speaking: Speaking = { controller: new AbortController(), spoken: [], current: undefined, audio: [], offset: undefined, interrupted: false };
+    this.speaking = speaking;
+    return speaking;
+  }
+
+  private synthesize(sentence: string, speaking: Speaking): Promise<Int16Array | undefined> {
+    const { signal } = speaking.controller;
+    return this.options.tts.synthesize(sentence, signal).then(toPipelineRate, (error: unknown) => {
+      if (!signal.aborted) this.options.failed("tts", error);
+      speaking.controller.abort();
+      return undefined;
+    });
+  }
+
+  /** What was played of the agent's turn goes into the transcript, the recording and the thread's history. */
+  private async finishSpeaking(speaking: Speaking): Promise<void> {
+    if (this.speaking === speaking) this.speaking = undefined;
+    const said = [...speaking.spoken, ...(speaking.current ? [spokenPart(speaking.current.sentence, speaking.current.fraction)] : [])].join(" ").trim();
+    if (said === "") return;
+    this.transcript.push({ role: "agent", content: said });
+    this.agentLastSaid = said;
+    const audio = concatSamples(...speaking.audio);
+    this.options.recorder.utterance("agent", said, audio, speaking.offset ?? this.options.recorder.position());
+    this.options.transport.notify({ type: "transcript", role: "agent", text: said, final: true });
+    try {
+      await this.options.agent.hear(this.transcript);
+    } catch (error) {
+      this.options.log.warn({ err: error }, "recording the agent's spoken reply failed");
+    }
+  }
+
   /** Plays each sentence's audio as it becomes ready, paced in real time with a small lead. */
   private async play(
     speaking: Speaking,
     sentences: string[],
     synthesized: Promise<Int16Array | undefined>[],
-    endedAt: number,
+    endedAt: number | undefined,
     generating: () => boolean,
     onWake: (resume: () => void) => void,
   ): Promise<void> {
@@ -265,7 +295,7 @@ export class VoicePipeline {
         }
         if (clock === undefined) {
           clock = Date.now();
-          this.options.onTurnLatency?.(clock - endedAt);
+          if (endedAt !== undefined) this.options.onTurnLatency?.(clock - endedAt);
           this.options.transport.notify({ type: "agent_speaking" });
         }
         this.options.transport.play(frame);

@@ -22,6 +22,8 @@ export interface SimulatedCalleeOptions {
   hear(frame: Int16Array): void;
   signal: AbortSignal;
   patience?: CalleePatience;
+  /** A caller who rang: the agent answers with its greeting, which the caller hears out before its first line. */
+  agentSpeaksFirst?: boolean;
 }
 
 /**
@@ -84,6 +86,7 @@ export class SimulatedCallee implements AudioTransport {
     // Speech is made from here if the provider did not start it while the phone rang; each line is awaited below.
     this.prepare().catch(() => undefined);
     this.clock = Date.now();
+    if (this.options.agentSpeaksFirst) await this.silenceUntil(() => this.answeredTurns > 0, patience.answerMs);
     for (const [index, clip] of this.clips.entries()) {
       const audio = await this.silenceWhileMaking(clip);
       if (!audio || !(await this.silence(turnMs))) return false;

@@ -1,7 +1,19 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { CallEventSink, PhoneCallRequest, ProviderCall, TranscriptItem, VoiceCapabilities, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "../../../domain/calls/ports.js";
+import type {
+  CallEventSink,
+  InboundCallRequest,
+  PhoneCallRequest,
+  ProviderCall,
+  SimulatedCallerHost,
+  TranscriptItem,
+  VoiceCapabilities,
+  VoiceProvider,
+  WebCallClient,
+  WebCallConnection,
+  WebCallHost,
+} from "../../../domain/calls/ports.js";
 import type { SpeechCalls } from "../../speech/pipeline/speech-calls.js";
 import type { VoicePipeline } from "../../speech/pipeline/voice-pipeline.js";
 import type { TextToSpeech } from "../../speech/tts.js";
@@ -28,7 +40,7 @@ export interface SimulatedProviderOptions {
  * which is why the domain records which instance carries each one (see CallSupervisor, which also ends a call at its
  * maximum length).
  */
-export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
+export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, SimulatedCallerHost {
   readonly name = "simulated";
   /** Everything happens in the instance carrying the call; a call run as text gets a recording synthesized afterwards. */
   readonly capabilities: VoiceCapabilities = { carries: "parley", records: "rendered", webCalls: "parley", transfers: false, callsBack: false };
@@ -47,6 +59,15 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
     const carried = this.calls.carry(request.callId);
     const audio = this.options.audio;
     void (audio ? this.runAudioPhoneCall(request, carried, audio) : this.runPhoneCall(request, carried))
+      .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
+      .finally(() => this.calls.release(request.callId, carried));
+  }
+
+  /** The call is answered already: the agent greets, then the simulated caller says its lines and hangs up. */
+  async playSimulatedCaller(request: InboundCallRequest): Promise<void> {
+    const carried = this.calls.carry(request.callId);
+    const audio = this.options.audio;
+    void (audio ? this.runAudioInboundCall(request, carried, audio) : this.runInboundCall(request, carried))
       .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
       .finally(() => this.calls.release(request.callId, carried));
   }
@@ -106,12 +127,43 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost {
     if (pipeline && (await callee.run())) await this.sink.ended(request.callId, "user_hangup");
   }
 
+  /**
+   * An inbound call with real audio: the caller's lines are made first (the caller dialing), then the pipeline speaks
+   * the greeting, and the caller says its first line once the greeting has been played.
+   */
+  private async runAudioInboundCall(request: InboundCallRequest, carried: Carried, audio: NonNullable<SimulatedProviderOptions["audio"]>): Promise<void> {
+    const { signal } = carried.controller;
+    let pipeline: VoicePipeline | undefined;
+    const caller = new SimulatedCallee({
+      lines: simulatedCallerLines(request.config, true),
+      tts: audio.calleeVoice(),
+      turnMs: request.config.voice.simulated.turn_ms,
+      hear: (frame) => pipeline?.hear(frame),
+      signal,
+      agentSpeaksFirst: true,
+    });
+    if (!(await caller.prepare())) return;
+    pipeline = await this.calls.startPipeline(request, caller, audio.speech, carried, Date.now());
+    pipeline?.greet(request.greeting);
+    if (pipeline && (await caller.run())) await this.sink.ended(request.callId, "user_hangup");
+  }
+
+  /** An inbound call in text-only mode: the greeting is recorded as the agent's first utterance. */
+  private async runInboundCall(request: InboundCallRequest, carried: Carried): Promise<void> {
+    const transcript: TranscriptItem[] = [{ role: "agent", content: request.greeting }];
+    if (await request.agent.hear(transcript)) await this.converse(request, carried.controller.signal, transcript, true);
+  }
+
   private async runPhoneCall(request: PhoneCallRequest, carried: Carried): Promise<void> {
     const { signal } = carried.controller;
-    const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
-    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
-    const lines = simulatedCallerLines(request.config);
-    const transcript: TranscriptItem[] = [];
+    if (!(await sleep(request.config.voice.simulated.ring_ms, signal)) || !(await this.sink.connected(request.callId))) return;
+    await this.converse(request, signal, []);
+  }
+
+  /** The simulated person says its lines `turn_ms` apart, the agent answering each, and hangs up after the last (text-only mode). */
+  private async converse(request: ProviderCall, signal: AbortSignal, transcript: TranscriptItem[], agentGreeted = false): Promise<void> {
+    const turnMs = request.config.voice.simulated.turn_ms;
+    const lines = simulatedCallerLines(request.config, agentGreeted);
     for (const [index, line] of lines.entries()) {
       if (!(await sleep(turnMs, signal))) return;
       transcript.push({ role: "user", content: line });
