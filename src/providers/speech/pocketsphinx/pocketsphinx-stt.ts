@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
+import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
 import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
@@ -70,18 +71,6 @@ class DecoderPool {
     this.closed = true;
     for (const decoder of this.idle.splice(0)) decoder.free();
   }
-}
-
-/** Joins the chunks written since the last feed, so that a decoder busy with one chunk gets the rest in one call. */
-function joined(chunks: Int16Array[]): Int16Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const all = new Int16Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
 
 /** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
@@ -169,7 +158,8 @@ class PocketsphinxStream implements RecognitionStream {
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
-          const chunk = joined(this.pending);
+          // What was written while the decoder worked goes in one call.
+          const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
           this.pending = [];
           await decoder.feed(chunk);
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
