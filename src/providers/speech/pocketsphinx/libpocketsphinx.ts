@@ -1,5 +1,5 @@
 import { SpeechUnavailableError } from "../errors.js";
-import { loadKoffi, onThreadPool, type NativeFunction } from "../native.js";
+import { loadKoffi, onThreadPool, type NativeFunction } from "./native.js";
 
 /** The Debian packages' library names (libpocketsphinx3, libsphinxbase3: pocketsphinx 5prealpha). */
 const POCKETSPHINX = "libpocketsphinx.so.3";
