@@ -83,6 +83,9 @@ describe("end of turn that follows the words", () => {
     assert.ok(!readsComplete("my name is"));
     assert.ok(!readsComplete("book a table for two and"));
     assert.ok(!readsComplete("oh"));
+    assert.ok(readsComplete("no thank you"));
+    assert.ok(!readsComplete("hi there"));
+    assert.ok(!readsComplete("how long does"));
   });
 
   it("favours the project's keywords first, then the content words of its texts, each once", () => {

@@ -36,20 +36,26 @@ export function callPhrases(keywords: readonly string[], texts: readonly string[
   return phrases;
 }
 
-/** Words after which a speaker is rarely done: an article, a preposition, a conjunction, a verb waiting for its object. */
+/** Words after which a speaker is rarely done: an article, a preposition, a conjunction, an auxiliary, a verb waiting for its object, a hesitation. */
 const UNFINISHED_ENDINGS = new Set(
   ("a an the and or but because so if than that which who to of in on at by for with from into about as is are was were " +
-    "am be my your our their his her its i we you they he she it would could should will can want need like um uh er " +
-    "and then also just maybe oh ah eh hmm mm well").split(" "),
+    "am be been being do does did has have had my your our their his her its i we you they he she it would could should " +
+    "will can may might must want need like um uh er then also just maybe oh ah eh hmm mm well").split(" "),
 );
 
+/** What a caller says in a word or two and means as a whole turn. */
+const SHORT_ANSWERS = new Set("yes no yeah yep nope sure okay ok bye goodbye thanks thank you correct right exactly please fine great".split(" "));
+
 /**
- * Whether the words heard so far read as a complete sentence: something was said, and it does not end on a word
- * that needs more (`I would like to…`, `my name is…`) or on a hesitation (`oh`, `well`: often the first syllable of a
- * sentence, heard alone). One word (`yes`, `bye`) is complete.
+ * Whether the words heard so far read as a complete sentence: at least three words that do not end on one that needs
+ * more (`I would like to…`, `how long does…`) or on a hesitation, or a short answer (`yes`, `no thanks`, `bye`). Two
+ * words are rarely a sentence, and the recognizer's partial words lag behind the last one spoken, so a shorter run is
+ * left to the longer silence.
  */
 export function readsComplete(heard: string): boolean {
   const words = heard.toLowerCase().split(/\s+/).filter((word) => word !== "" && !/^[<[(]/.test(word));
   const last = words.at(-1);
-  return last !== undefined && !UNFINISHED_ENDINGS.has(last);
+  if (last === undefined) return false;
+  if (words.every((word) => SHORT_ANSWERS.has(word))) return true;
+  return words.length >= 3 && !UNFINISHED_ENDINGS.has(last);
 }
