@@ -84,3 +84,34 @@ export class Playback {
     this.next = 0;
   }
 }
+
+/** A call's audio as the browser holds it: the call's socket and the microphone flowing into the capture worklet. */
+export interface CallAudio {
+  socket: WebSocket;
+  microphone: MediaStream;
+  source: MediaStreamAudioSourceNode;
+  capture: AudioWorkletNode;
+}
+
+/**
+ * Opens the call's socket, then the microphone into the capture worklet (registered on `context` as
+ * "parley-capture"): the microphone opens once the call is there to hear it, so that nothing said before is lost.
+ */
+export async function openCallAudio(context: AudioContext, url: string): Promise<CallAudio> {
+  const socket = new WebSocket(url);
+  socket.binaryType = "arraybuffer";
+  try {
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onclose = () => reject(new Error("the call's socket closed"));
+    });
+    const microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false, autoGainControl: false, channelCount: 1 } });
+    const capture = new AudioWorkletNode(context, "parley-capture");
+    const source = context.createMediaStreamSource(microphone);
+    source.connect(capture);
+    return { socket, microphone, source, capture };
+  } catch (error) {
+    socket.close();
+    throw error;
+  }
+}

@@ -1,4 +1,4 @@
-import { CAPTURE_WORKLET, Playback } from "./widget-audio.js";
+import { CAPTURE_WORKLET, openCallAudio, Playback } from "./widget-audio.js";
 
 /**
  * Parley's browser widget: one script tag, then `Parley.mount({...})`. It opens a chat (streamed replies) and a voice
@@ -211,17 +211,7 @@ export function mount(options: MountOptions): WidgetHandle {
     const { call_id: id, access_token: access } = await ready;
     events.close();
     callId = id;
-    const socket = new WebSocket(`${wsBase}/calls/${encodeURIComponent(id)}/ws?token=${encodeURIComponent(access)}`);
-    socket.binaryType = "arraybuffer";
-    await new Promise((resolve, reject) => {
-      socket.onopen = resolve;
-      socket.onclose = () => reject(new Error("the call's socket closed"));
-    });
-    // The microphone opens once the call is there to hear it, so that nothing said before is lost.
-    const microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false, autoGainControl: false, channelCount: 1 } });
-    const capture = new AudioWorkletNode(context, "parley-capture");
-    const source = context.createMediaStreamSource(microphone);
-    source.connect(capture);
+    const { socket, microphone, source, capture } = await openCallAudio(context, `${wsBase}/calls/${encodeURIComponent(id)}/ws?token=${encodeURIComponent(access)}`);
     playback = new Playback(context);
     let agentLine: HTMLElement | undefined;
     capture.port.onmessage = (message: MessageEvent<ArrayBuffer>) => {

@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { isEvent } from "../../../packages/client/src/index.js";
-import { Playback } from "../widget-audio.js";
+import { openCallAudio, Playback } from "../widget-audio.js";
 import { apiClient } from "./session.js";
 import { ErrorNote } from "./ui.js";
 
@@ -78,18 +78,9 @@ export function TestCall({ projectId, projectName }: { projectId: string; projec
       }
       if (!ready) throw new Error("the events socket closed before the call was ready");
       setCallId(ready.call_id);
-      const socket = new WebSocket(`${location.origin.replace(/^http/, "ws")}/calls/${encodeURIComponent(ready.call_id)}/ws?token=${encodeURIComponent(ready.access_token)}`);
-      socket.binaryType = "arraybuffer";
+      const url = `${location.origin.replace(/^http/, "ws")}/calls/${encodeURIComponent(ready.call_id)}/ws?token=${encodeURIComponent(ready.access_token)}`;
+      const { socket, microphone, source, capture } = await openCallAudio(context, url);
       cleanups.unshift(() => socket.close());
-      await new Promise((resolve, reject) => {
-        socket.onopen = resolve;
-        socket.onclose = () => reject(new Error("the call's socket closed"));
-      });
-      // The microphone opens once the call is there to hear it, so that nothing said before is lost.
-      const microphone = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false, autoGainControl: false, channelCount: 1 } });
-      const capture = new AudioWorkletNode(context, "parley-capture");
-      const source = context.createMediaStreamSource(microphone);
-      source.connect(capture);
       const playback = new Playback(context);
       cleanups.unshift(() => {
         source.disconnect();
