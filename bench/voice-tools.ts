@@ -23,7 +23,7 @@ import { VoicePipeline } from "../src/providers/speech/pipeline/voice-pipeline.j
 import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import { WebRtcVad } from "../src/providers/speech/webrtc/webrtc-vad.js";
 import { HttpToolTransport } from "../src/providers/tools/http-tool-transport.js";
-import { VoiceAgentSession } from "../src/providers/voice/voice-agent-session.js";
+import { VoiceAgentSession } from "../src/domain/calls/voice-agent-session.js";
 import { startFakeOpenAi, type CapturedRequest } from "../test/support/fake-llm-servers.js";
 
 const turns = Number(process.argv[2] ?? 5);

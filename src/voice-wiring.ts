@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { renderRecording } from "./providers/speech/recording.js";
+import { SynthesizedRecordingRenderer } from "./providers/speech/recording.js";
 import { LiveSockets } from "./providers/voice/live-sockets.js";
 import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
@@ -112,7 +112,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     { owner, webCallJoinTimeoutMs: settings.webCallJoinTimeoutMs, log, invalidations: deps.invalidations, capabilities },
   );
   const storage = recordingStorage(deps.config);
-  const results = new CallResults(callsStore, deps.projects, storage, createRecordingVoices, deps.llm, log, capabilities);
+  const recordings = new SynthesizedRecordingRenderer(createRecordingVoices);
+  const results = new CallResults(callsStore, deps.projects, storage, recordings, deps.llm, log, capabilities);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
   // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
   const speechCalls = new SpeechCalls({
@@ -137,7 +138,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   };
   const simulated = new SimulatedVoiceProvider(carriedSink, {
     log,
-    speak: async (text) => (await renderRecording([{ role: "agent", content: text, startSeconds: 0 }], await results.synthesizerOnce())).wav,
+    speak: async (text) => (await recordings.render([{ role: "agent", content: text, startSeconds: 0 }])).wav,
     ...(settings.speechMode === "audio"
       ? {
           audio: {
@@ -231,7 +232,7 @@ export function createVoice(deps: VoiceDeps): Voice {
       await lifecycle.abandonOwned();
       await lifecycle.close();
       await jobs.stop();
-      await results.close();
+      await recordings.close();
       await engines.close();
       await events.stop();
       storage.close?.();

@@ -54,38 +54,6 @@ const rules: Rule[] = [
   { name: "the composition root is imported by nobody below it", from: "", forbids: (target) => under(target, "app.ts", "voice-wiring.ts", "main.ts", "cli.ts") },
 ];
 
-/**
- * Edges that break a rule today, each to be removed by the work named beside it; an entry that no longer matches an
- * import fails the test, so that the list only shrinks. Written `importer -> imported` (paths under src/, or a
- * package name).
- */
-const allowed: Record<string, string> = {
-  // Issue 22, the calls reshaping: the ports move into the domain (domain/calls/ports.ts), Twilio's and Retell's
-  // wire formats and signature checks move out of it into providers/voice/, and the speech pipeline stops naming
-  // the lifecycle. Remove each entry as its edge goes.
-  "domain/calls/call-lifecycle.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-views.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-analysis.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "domain/calls/call-agent.ts -> providers/voice/voice-agent-session.ts": "calls reshaping",
-  "domain/calls/call-results.ts -> providers/voice/speakers.ts": "calls reshaping",
-  "providers/voice/retell/retell-payloads.ts -> domain/calls/call-analysis.ts": "calls reshaping",
-  // The recording of a call without audio is rendered by the post-call job in the domain; rendering it belongs behind
-  // a port that the composition root fills with providers/speech/recording.ts.
-  "domain/calls/call-results.ts -> providers/speech/recording.ts": "a recording-renderer port",
-  "domain/calls/call-results.ts -> providers/speech/recording-voices.ts": "a recording-renderer port",
-  // Text utilities (tokens, BM25, sentence splitting) used by the domain live beside the built-in LLM; they belong in
-  // a module of their own that both import.
-  "domain/calls/call-analysis.ts -> providers/llm/extractive-summary.ts": "a shared text module",
-  "domain/calls/call-analysis.ts -> providers/llm/text-tokens.ts": "a shared text module",
-  "domain/calls/call-summary.ts -> providers/llm/extractive-summary.ts": "a shared text module",
-  "domain/calls/call-summary.ts -> providers/llm/text-tokens.ts": "a shared text module",
-  "domain/simulations/text-signals.ts -> providers/llm/text-tokens.ts": "a shared text module",
-  "domain/simulations/judge.ts -> providers/llm/text-tokens.ts": "a shared text module",
-  "domain/simulations/builtin-persona.ts -> providers/llm/bm25.ts": "a shared text module",
-  "domain/simulations/builtin-persona.ts -> providers/llm/builtin.ts": "a shared text module",
-  "domain/simulations/builtin-persona.ts -> providers/llm/text-tokens.ts": "a shared text module",
-};
-
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const nested = await Promise.all(
@@ -137,18 +105,13 @@ async function edges(): Promise<Edge[]> {
 }
 
 describe("the direction of imports in src/", () => {
-  test("no import goes against the map, beyond the edges listed for removal", async () => {
+  test("no import goes against the map", async () => {
     const broken = new Set<string>();
     for (const edge of await edges()) {
       const rule = rules.find((candidate) => edge.from.startsWith(candidate.from) && !isCompositionRoot(edge.from, candidate) && candidate.forbids(edge.target));
-      if (rule && !(edge.label in allowed)) broken.add(`${edge.label} (${rule.name})`);
+      if (rule) broken.add(`${edge.label} (${rule.name})`);
     }
     assert.deepEqual([...broken].sort(), []);
-  });
-
-  test("every edge listed for removal still exists, so that the list only shrinks", async () => {
-    const labels = new Set((await edges()).map((edge) => edge.label));
-    assert.deepEqual(Object.keys(allowed).filter((label) => !labels.has(label)), []);
   });
 
   test("the rules see what they are meant to: an upward import is caught", () => {

@@ -1,5 +1,5 @@
 import type { LlmProvider } from "../../providers/llm/types.js";
-import { VoiceAgentSession, type GeneratedTurn, type TurnRequest } from "../../providers/voice/voice-agent-session.js";
+import { VoiceAgentSession, type GeneratedTurn, type TurnRequest } from "./voice-agent-session.js";
 import type { SecretBox } from "../access/secrets.js";
 import { generateReply } from "../chat/agent-reply.js";
 import { buildPrompt } from "../chat/prompt.js";

@@ -1,21 +1,12 @@
 import Sentiment from "sentiment";
-import { splitSentences } from "../../providers/llm/extractive-summary.js";
-import { normalize, tokenize } from "../../providers/llm/text-tokens.js";
+import { splitSentences } from "../shared/text/sentences.js";
+import { normalize, tokenize } from "../shared/text/tokens.js";
 import type { LlmProvider, PromptMessage } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
 import { generateText } from "../chat/generation.js";
-import { speakerLabel } from "../../providers/voice/speakers.js";
+import type { AnalysisValue, CallAnalysis, UserSentiment } from "./ports.js";
+import { speakerLabel } from "./speakers.js";
 import { readCall } from "./call-summary.js";
-
-export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
-export type AnalysisValue = string | number | boolean | null;
-
-export interface CallAnalysis {
-  call_summary: string;
-  user_sentiment: UserSentiment;
-  call_successful: boolean | null;
-  custom_analysis_data: Record<string, AnalysisValue>;
-}
 
 export interface AnalysisField {
   name: string;

@@ -13,7 +13,7 @@ import { changeTags, type Invalidations } from "../cache/invalidation.js";
 import type { ProjectService } from "../projects/project-service.js";
 import type { CallJobs } from "./scheduling.js";
 import { hashCredential } from "../access/secrets.js";
-import { roleOfSpeaker, speakerOfRole } from "../../providers/voice/speakers.js";
+import { roleOfSpeaker, speakerOfRole } from "./speakers.js";
 
 export interface CallLifecycleStores {
   db: Db;

@@ -1,13 +1,11 @@
 import type { Logger } from "pino";
-import { renderRecording, type TranscriptEntry } from "../../providers/speech/recording.js";
-import type { RecordingVoices } from "../../providers/speech/recording-voices.js";
 import type { CallRecord, CallsRepository } from "./calls-repository.js";
-import { analyzeCall, type CallAnalysis } from "./call-analysis.js";
+import { analyzeCall } from "./call-analysis.js";
 import type { LlmFactory } from "../chat/chat-service.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
 import { recordingKey, type RecordingStorage } from "./recordings.js";
-import { speakerOfRole } from "../../providers/voice/speakers.js";
-import type { CapabilitiesOf } from "./ports.js";
+import { speakerOfRole } from "./speakers.js";
+import type { CallAnalysis, CapabilitiesOf, RecordingRenderer, TimedUtterance } from "./ports.js";
 
 /**
  * What an ended call leaves behind, produced off the reply path by a durable job: the recording (the utterances
@@ -16,13 +14,11 @@ import type { CapabilitiesOf } from "./ports.js";
  * null rather than holding the others back.
  */
 export class CallResults {
-  private synthesizer: Promise<RecordingVoices> | undefined;
-
   constructor(
     private readonly calls: CallsRepository,
     private readonly projects: ProjectService,
     private readonly storage: RecordingStorage,
-    private readonly speech: () => Promise<RecordingVoices>,
+    private readonly renderer: RecordingRenderer,
     private readonly llm: LlmFactory,
     private readonly log: Logger,
     private readonly capabilities: CapabilitiesOf,
@@ -43,14 +39,14 @@ export class CallResults {
       // Recorded live as the call ended (see CallLifecycle.setMediaFinalizer): only the analysis is left.
       return this.calls.saveAnalysis(call.id, await this.analyze(resolved, utterances));
     }
-    let transcriptObject: TranscriptEntry[] = utterances.map((utterance) => ({ role: utterance.role, content: utterance.content, words: [] }));
+    let transcriptObject: TimedUtterance[] = utterances.map((utterance) => ({ role: utterance.role, content: utterance.content, words: [] }));
     let key: string | null = null;
     if (this.capabilities(call.provider).records === "live") {
       // The recording is the call's real audio, which its speech pipeline stored; a real caller's voice is not made up.
       key = (await this.storage.size(recordingKey(call.id))) !== undefined ? recordingKey(call.id) : null;
     } else if (utterances.length > 0) {
       try {
-        const recording = await renderRecording(utterances, await this.synthesizerOnce());
+        const recording = await this.renderer.render(utterances);
         await this.storage.put(recordingKey(call.id), recording.wav);
         key = recordingKey(call.id);
         transcriptObject = recording.transcriptObject;
@@ -74,20 +70,6 @@ export class CallResults {
       this.log.warn({ err: error, projectId: resolved.project.id }, "analysing a call failed");
       return null;
     }
-  }
-
-  async close(): Promise<void> {
-    const synthesizer = await this.synthesizer?.catch(() => undefined);
-    await synthesizer?.close?.();
-  }
-
-  /** One synthesizer for the instance, started at first use (eSpeak NG spins up a worker thread). */
-  synthesizerOnce(): Promise<RecordingVoices> {
-    this.synthesizer ??= this.speech().catch((error: unknown) => {
-      this.synthesizer = undefined;
-      throw error;
-    });
-    return this.synthesizer;
   }
 
   private resolve(call: CallRecord): Promise<ResolvedProject> {

@@ -1,5 +1,5 @@
-import { closeSentence, splitSentences } from "../../providers/llm/extractive-summary.js";
-import { tokenize } from "../../providers/llm/text-tokens.js";
+import { closeSentence, splitSentences } from "../shared/text/sentences.js";
+import { tokenize } from "../shared/text/tokens.js";
 import type { TranscriptLine } from "./call-analysis.js";
 
 /** What the built-in analysis reads from a call: a summary a person would write, and whether the caller was helped. */

@@ -1,6 +1,6 @@
 import type { CallRecord, CallUtterance } from "./calls-repository.js";
 import { cursorObject, invalidCursor } from "../shared/cursors.js";
-import { speakerLabel, speakerOfRole } from "../../providers/voice/speakers.js";
+import { speakerLabel, speakerOfRole } from "./speakers.js";
 
 /** What the interface shows of calls, built from the stored record. */
 export interface CallSummaryView {

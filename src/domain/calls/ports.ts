@@ -3,8 +3,8 @@ import type { CallAction } from "../tools/ports.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { CallRecord } from "./calls-repository.js";
 
-/** Who speaks in a call (the history calls the agent's turns `assistant` messages). */
-type Speaker = "agent" | "user";
+/** Who speaks in a call (the history calls the agent's turns `assistant` messages; see speakers.ts). */
+export type Speaker = "agent" | "user";
 
 /** The speech vendors' keys of a project version (write-only settings), for a call's speech engines. */
 export interface SpeechKeys {
@@ -14,9 +14,20 @@ export interface SpeechKeys {
 
 /** An utterance of a vendor's transcript, words timed in seconds from the call's start. */
 export interface TimedUtterance {
-  role: "agent" | "user";
+  role: Speaker;
   content: string;
   words: { word: string; start: number; end: number }[];
+}
+
+export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
+export type AnalysisValue = string | number | boolean | null;
+
+/** The post-call analysis as Parley shows it, whether its model made it (call-analysis.ts) or a vendor's did. */
+export interface CallAnalysis {
+  call_summary: string;
+  user_sentiment: UserSentiment;
+  call_successful: boolean | null;
+  custom_analysis_data: Record<string, AnalysisValue>;
 }
 
 /**
@@ -35,7 +46,7 @@ export type CallEvent =
   /** The vendor's own transcript and recording of the call. */
   | { type: "transcript"; deliveryId: string; transcriptObject: TimedUtterance[]; recordingUrl: string | null }
   /** The vendor's post-call analysis. */
-  | { type: "analysis"; deliveryId: string; analysis: unknown };
+  | { type: "analysis"; deliveryId: string; analysis: CallAnalysis };
 
 /** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
 export interface CallMedia {
@@ -43,6 +54,17 @@ export interface CallMedia {
   recordingKey: string;
   /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
   endedAt: Date;
+}
+
+/**
+ * Renders the recording of a call that carried no audio (text mode, the simulated callee, a vendor that records
+ * nothing) from its stored utterances, each placed at the moment it was said (seconds from the call's start): the WAV
+ * and the transcript with its words timed as rendered. The speech engines that voice it are the providers'.
+ */
+export interface RecordingRenderer {
+  render(utterances: readonly { role: Speaker; content: string; startSeconds: number }[]): Promise<{ wav: Buffer; transcriptObject: TimedUtterance[] }>;
+  /** Releases the voices (eSpeak NG's worker thread); rendering again afterwards starts them anew. */
+  close(): Promise<void>;
 }
 
 /** A call as carriers see it: enough to name it, check its credentials and tell its state. */

@@ -1,6 +1,6 @@
-import { Bm25Index } from "../../providers/llm/bm25.js";
-import { wordChunks } from "../../providers/llm/builtin.js";
-import { tokenize } from "../../providers/llm/text-tokens.js";
+import { Bm25Index } from "../shared/text/bm25.js";
+import { wordChunks } from "../shared/text/sentences.js";
+import { tokenize } from "../shared/text/tokens.js";
 import type { SimulatedUser, UserTurn } from "./persona.js";
 import type { Persona, SimulationTurn } from "./simulation.js";
 import { isNonAnswer, nearDuplicate } from "./text-signals.js";

@@ -1,4 +1,4 @@
-import { tokenize } from "../../providers/llm/text-tokens.js";
+import { tokenize } from "../shared/text/tokens.js";
 import { ProviderError, type LlmProvider, type PromptMessage, type StructuredOutput } from "../../providers/llm/types.js";
 import { UpstreamError } from "../shared/errors.js";
 import type { Criterion, CriterionResult, Evaluation, Persona, SimulationTurn, StopReason } from "./simulation.js";

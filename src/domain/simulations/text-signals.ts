@@ -1,4 +1,4 @@
-import { normalize, tokenize } from "../../providers/llm/text-tokens.js";
+import { normalize, tokenize } from "../shared/text/tokens.js";
 
 /**
  * Signals read from plain text, shared by the built-in persona (to react like a user) and the heuristic judge (to

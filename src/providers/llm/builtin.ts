@@ -1,9 +1,10 @@
-import { Bm25Index } from "./bm25.js";
+import { Bm25Index } from "../../domain/shared/text/bm25.js";
+import { closeSentence, wordChunks } from "../../domain/shared/text/sentences.js";
+import { tokenize } from "../../domain/shared/text/tokens.js";
 import { contextAnswer, fillFromContext, followUp, selfDescription, slotsAskedBy, slotsIn } from "./builtin-dialogue.js";
-import { closeSentence, extractiveSummary } from "./extractive-summary.js";
+import { extractiveSummary } from "./extractive-summary.js";
 import { abortedError } from "./provider-errors.js";
 import { textOutputs } from "./text-outputs.js";
-import { tokenize } from "./text-tokens.js";
 import type { LlmOutput, LlmProvider, LlmRequest, PromptMessage } from "./types.js";
 
 export interface KnowledgeEntry {
@@ -108,11 +109,6 @@ export function builtinText(
     case "analysis":
       return extractiveSummary(request.messages);
   }
-}
-
-/** Each word with the whitespace that follows it (leading whitespace rides with the first), so the pieces join back exactly. */
-export function wordChunks(text: string): string[] {
-  return text.match(/\s*\S+\s*/gu) ?? (text === "" ? [] : [text]);
 }
 
 /**

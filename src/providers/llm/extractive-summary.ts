@@ -1,4 +1,5 @@
-import { tokenize } from "./text-tokens.js";
+import { closeSentence, splitSentences } from "../../domain/shared/text/sentences.js";
+import { tokenize } from "../../domain/shared/text/tokens.js";
 import type { PromptMessage } from "./types.js";
 
 /** At most this many sentences per side, so a summary keeps 2–4 sentences when both sides spoke. */
@@ -12,19 +13,6 @@ interface Sentence {
   text: string;
   tokens: string[];
   score: number;
-}
-
-/** Sentence ends (., !, ?, … followed by space) and line breaks; no abbreviation handling, which a summary can live without. */
-export function splitSentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?…])\s+|\n+/u)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence !== "");
-}
-
-/** Ends a sentence with a full stop unless it already ends with punctuation, so that joined sentences still read as sentences. */
-export function closeSentence(sentence: string): string {
-  return /[.!?…]["')\]]*$/u.test(sentence) ? sentence : `${sentence}.`;
 }
 
 /**

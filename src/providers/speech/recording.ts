@@ -1,4 +1,4 @@
-import type { Speaker } from "../voice/speakers.js";
+import type { RecordingRenderer, Speaker, TimedUtterance } from "../../domain/calls/ports.js";
 import { encodeWav, resample } from "./audio.js";
 import type { RecordingVoices } from "./recording-voices.js";
 import type { WordTiming } from "./tts.js";
@@ -14,18 +14,12 @@ export interface Utterance {
   startSeconds: number;
 }
 
-export interface TranscriptEntry {
-  role: Speaker;
-  content: string;
-  /** Seconds from call start, rounded to the millisecond. */
-  words: WordTiming[];
-}
-
 export interface RenderedRecording {
   /** Mono 16-bit PCM WAV at `RECORDING_SAMPLE_RATE`. */
   wav: Buffer;
   durationSeconds: number;
-  transcriptObject: TranscriptEntry[];
+  /** Words in seconds from call start, rounded to the millisecond. */
+  transcriptObject: TimedUtterance[];
 }
 
 /**
@@ -34,7 +28,7 @@ export interface RenderedRecording {
  * one ends, and later clips keep their own times only when those are later still: the track never has two voices at
  * once and keeps its order. A voice that reports no word timings gets them from `alignWords`.
  */
-export async function renderRecording(utterances: Utterance[], voices: RecordingVoices): Promise<RenderedRecording> {
+export async function renderRecording(utterances: readonly Utterance[], voices: RecordingVoices): Promise<RenderedRecording> {
   const placed: { utterance: Utterance; offset: number; samples: Int16Array; words: WordTiming[] }[] = [];
   let cursor = 0;
   for (const utterance of utterances) {
@@ -62,4 +56,31 @@ export async function renderRecording(utterances: Utterance[], voices: Recording
       words: clip.words.map((word) => ({ word: word.word, start: at(clip.offset, word.start), end: at(clip.offset, word.end) })),
     })),
   };
+}
+
+/**
+ * The domain's recording renderer: one set of voices for the instance, started at first use (eSpeak NG spins up a
+ * worker thread); voices that failed to start are asked for again at the next recording.
+ */
+export class SynthesizedRecordingRenderer implements RecordingRenderer {
+  private voices: Promise<RecordingVoices> | undefined;
+
+  constructor(private readonly createVoices: () => Promise<RecordingVoices>) {}
+
+  async render(utterances: readonly Utterance[]): Promise<RenderedRecording> {
+    return renderRecording(utterances, await this.voicesOnce());
+  }
+
+  async close(): Promise<void> {
+    const voices = await this.voices?.catch(() => undefined);
+    await voices?.close();
+  }
+
+  private voicesOnce(): Promise<RecordingVoices> {
+    this.voices ??= this.createVoices().catch((error: unknown) => {
+      this.voices = undefined;
+      throw error;
+    });
+    return this.voices;
+  }
 }

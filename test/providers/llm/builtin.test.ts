@@ -5,11 +5,11 @@ import {
   builtinFollowup,
   builtinReply,
   builtinText,
-  wordChunks,
   type BuiltinSettings,
 } from "../../../src/providers/llm/builtin.js";
 import { EMPTY_SUMMARY, extractiveSummary } from "../../../src/providers/llm/extractive-summary.js";
-import { tokenize } from "../../../src/providers/llm/text-tokens.js";
+import { wordChunks } from "../../../src/domain/shared/text/sentences.js";
+import { tokenize } from "../../../src/domain/shared/text/tokens.js";
 import type { PromptMessage } from "../../../src/providers/llm/types.js";
 import { collect } from "./helpers.js";
 

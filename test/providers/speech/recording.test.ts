@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { RECORDING_SAMPLE_RATE, renderRecording, type Utterance } from "../../../src/providers/speech/recording.js";
 import { type RecordingVoices, toneRecordingVoices } from "../../../src/providers/speech/recording-voices.js";
 import type { SpokenText, TextToSpeech } from "../../../src/providers/speech/tts.js";
-import type { Speaker } from "../../../src/providers/voice/speakers.js";
+import type { Speaker } from "../../../src/domain/calls/ports.js";
 
 interface ParsedWav {
   format: number;

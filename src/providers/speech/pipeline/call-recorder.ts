@@ -1,5 +1,5 @@
+import type { TimedUtterance } from "../../../domain/calls/ports.js";
 import { encodeWav, mixInto, PIPELINE_SAMPLE_RATE } from "../audio.js";
-import type { TranscriptEntry } from "../recording.js";
 import { alignWords, speechTokens } from "../word-timing.js";
 
 interface Placed {
@@ -59,7 +59,7 @@ export class CallRecorder {
   }
 
   /** The recording up to now (a mono 16-bit WAV) and the transcript with word timings in seconds from its start. */
-  finish(): { wav: Buffer; durationMs: number; endedAt: Date; transcriptObject: TranscriptEntry[] } {
+  finish(): { wav: Buffer; durationMs: number; endedAt: Date; transcriptObject: TimedUtterance[] } {
     const length = Math.max(this.position(), this.callerCursor, this.agentCursor);
     const track = new Int16Array(length);
     track.set(this.caller.subarray(0, Math.min(length, this.callerCursor)));

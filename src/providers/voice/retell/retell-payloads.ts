@@ -1,6 +1,5 @@
-import type { AnalysisValue, CallAnalysis, UserSentiment } from "../../../domain/calls/call-analysis.js";
 import { isDisconnectionReason, type DisconnectionReason } from "../../../domain/calls/call-states.js";
-import type { TranscriptEntry } from "../../speech/recording.js";
+import type { AnalysisValue, CallAnalysis, TimedUtterance, UserSentiment } from "../../../domain/calls/ports.js";
 import { isRecord } from "../vendor-http.js";
 
 /**
@@ -16,7 +15,7 @@ export interface RetellCallObject {
   startedAt: Date | undefined;
   endedAt: Date | undefined;
   disconnectionReason: string | undefined;
-  transcriptObject: TranscriptEntry[] | undefined;
+  transcriptObject: TimedUtterance[] | undefined;
   recordingUrl: string | undefined;
   analysis: CallAnalysis | undefined;
 }
@@ -41,9 +40,9 @@ function seconds(value: unknown): number | undefined {
 }
 
 /** Retell's `transcript_object`: utterances with words timed in seconds from the call's start, as Parley shows them. */
-export function mapTranscriptObject(value: unknown): TranscriptEntry[] | undefined {
+export function mapTranscriptObject(value: unknown): TimedUtterance[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  const entries: TranscriptEntry[] = [];
+  const entries: TimedUtterance[] = [];
   for (const item of value) {
     if (!isRecord(item) || (item["role"] !== "agent" && item["role"] !== "user") || typeof item["content"] !== "string") continue;
     const words = Array.isArray(item["words"]) ? item["words"] : [];

@@ -1,6 +1,8 @@
 /**
- * Text normalization for the built-in agent: fold case and accents, split on anything that is not a letter or digit,
- * drop common English words (and the greetings and thanks of chat), and reduce each word with a light suffix stemmer.
+ * Text normalization for the built-in agent and for what the domain reads in text offline (call summaries and
+ * analysis, simulated personas and their judge): fold case and accents, split on anything that is not a letter or
+ * digit, drop common English words (and the greetings and thanks of chat), and reduce each word with a light suffix
+ * stemmer.
  */
 
 const STOP_WORDS = new Set(

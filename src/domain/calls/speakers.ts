@@ -1,7 +1,7 @@
-/** Who speaks in a call. The history calls the agent's turns `assistant` messages; transcripts label them `Agent`. */
-export type Speaker = "agent" | "user";
+import type { Speaker } from "./ports.js";
 
-export type MessageRole = "assistant" | "user";
+/** The history calls the agent's turns `assistant` messages; transcripts label them `Agent`. */
+type MessageRole = "assistant" | "user";
 
 export function roleOfSpeaker(speaker: Speaker): MessageRole {
   return speaker === "agent" ? "assistant" : "user";

@@ -1,6 +1,6 @@
-import type { PromptMessage } from "../llm/types.js";
-import type { CallAction } from "../../domain/tools/ports.js";
-import type { TranscriptItem, VoiceAgent, VoiceTurnOptions } from "../../domain/calls/ports.js";
+import type { PromptMessage } from "../../providers/llm/types.js";
+import type { CallAction } from "../tools/ports.js";
+import type { TranscriptItem, VoiceAgent, VoiceTurnOptions } from "./ports.js";
 import { roleOfSpeaker } from "./speakers.js";
 
 /** An utterance as stored in the thread's history, with its message extras (an agent's turn lists its tool calls). */
