@@ -5,7 +5,7 @@ import { containsNul, nulRefusal } from "../domain/shared/storable-text.js";
 import { pcmFromBytes } from "../providers/speech/audio.js";
 import type { WebCallClientMessage } from "../domain/calls/ports.js";
 import { defineSocket, type SocketDefinition } from "./socket.js";
-import { bytesOf, guard, maxFrameBytes } from "./socket-support.js";
+import { bytesOf, frameWindow, guard, maxFrameBytes, type FrameLimits } from "./socket-support.js";
 
 export interface CallSocketOptions {
   calls: CallService;
@@ -13,26 +13,10 @@ export interface CallSocketOptions {
 }
 
 /** A web call expects about one message per turn. */
-const callInbound = { bytes: maxFrameBytes, perWindow: 40 };
+const callInbound: FrameLimits = { bytes: maxFrameBytes, perWindow: 40 };
 /** Microphone audio: 16 kHz PCM is 32 KB a second, in frames of 20 ms or more (the widget sends 100 ms). */
-const callAudioInbound = { bytes: maxFrameBytes, perWindow: 600 };
-const audioWindowMs = 10_000;
+const callAudioInbound: FrameLimits = { bytes: maxFrameBytes, perWindow: 600 };
 const maxTurnCharacters = 32_000;
-
-/** Counts frames per window; false for a frame over the size limit or beyond the window's allowance. */
-function frameWindow(limits: { bytes: number; perWindow: number }): (bytes: number) => boolean {
-  let windowStart = Date.now();
-  let count = 0;
-  return (bytes) => {
-    const now = Date.now();
-    if (now - windowStart > audioWindowMs) {
-      windowStart = now;
-      count = 0;
-    }
-    count += 1;
-    return bytes <= limits.bytes && count <= limits.perWindow;
-  };
-}
 const JoinQuery = Type.Object({ token: Type.String({ maxLength: 4096 }), audio: Type.Boolean({ default: false }) });
 const CallPath = Type.Object({ call_id: Type.String({ maxLength: 200 }) });
 

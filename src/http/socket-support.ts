@@ -11,11 +11,32 @@ export function rejectPlainHttp(request: FastifyRequest): void {
   if (!request.ws) throw new NotFoundError("Not Found");
 }
 
+/** How much a socket's client may send: frames of `bytes` at most, `perWindow` of them every ten seconds. */
+export interface FrameLimits {
+  bytes: number;
+  perWindow: number;
+}
+
+/** Counts frames per window; false for a frame over the size limit or beyond the window's allowance. */
+export function frameWindow(limits: FrameLimits): (bytes: number) => boolean {
+  let windowStart = Date.now();
+  let count = 0;
+  return (bytes) => {
+    const now = Date.now();
+    if (now - windowStart > windowMs) {
+      windowStart = now;
+      count = 0;
+    }
+    count += 1;
+    return bytes <= limits.bytes && count <= limits.perWindow;
+  };
+}
+
 /**
  * Pings the client every `pingMs` and drops one that did not answer the previous ping; closes the socket (1008)
  * when its client sends too much or too often. Returns the check each inbound frame must pass.
  */
-export function guard(socket: WebSocket, pingMs: number, limits: { bytes: number; perWindow: number }, onBeat: () => void): (bytes: number) => boolean {
+export function guard(socket: WebSocket, pingMs: number, limits: FrameLimits, onBeat: () => void): (bytes: number) => boolean {
   let alive = true;
   socket.on("pong", () => {
     alive = true;
@@ -30,20 +51,11 @@ export function guard(socket: WebSocket, pingMs: number, limits: { bytes: number
     onBeat();
   }, pingMs);
   socket.on("close", () => clearInterval(pinger));
-  let windowStart = Date.now();
-  let count = 0;
+  const allowed = frameWindow(limits);
   return (bytes) => {
-    const now = Date.now();
-    if (now - windowStart > windowMs) {
-      windowStart = now;
-      count = 0;
-    }
-    count += 1;
-    if (bytes > limits.bytes || count > limits.perWindow) {
-      socket.close(1008, bytes > limits.bytes ? tooLarge : "too many messages");
-      return false;
-    }
-    return true;
+    if (allowed(bytes)) return true;
+    socket.close(1008, bytes > limits.bytes ? tooLarge : "too many messages");
+    return false;
   };
 }
 
