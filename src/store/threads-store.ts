@@ -1,6 +1,6 @@
 import { jsonParam } from "./db.js";
 import { type Queryable } from "../domain/shared/database.js";
-import type { ThreadRecord } from "../domain/threads/threads-repository.js";
+import type { NewThread, ThreadRecord } from "../domain/threads/threads-repository.js";
 
 const threadColumns = `id, organization_id, type, alias, timezone, project_id, context, active_conversation_id,
   last_conversation_id, last_message_seq, billable_messages, billable_message_cost::text, voice_seconds::text, voice_cost::text, created_at`;
@@ -9,15 +9,7 @@ export class ThreadsStore {
   constructor(private readonly db: Queryable) {}
 
   /** Inserts a thread; false when its alias is already taken in the organization. */
-  async create(thread: {
-    id: string;
-    organizationId: string;
-    type: string;
-    alias: string | null;
-    timezone: string;
-    projectId: string | null;
-    context: Record<string, unknown>;
-  }): Promise<boolean> {
+  async create(thread: NewThread): Promise<boolean> {
     const rows = await this.db.query(
       `INSERT INTO threads (id, organization_id, type, alias, timezone, project_id, context)
        VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING id`,

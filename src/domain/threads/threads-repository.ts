@@ -18,17 +18,20 @@ export interface ThreadRecord {
   created_at: Date;
 }
 
+/** A thread to insert. */
+export interface NewThread {
+  id: string;
+  organizationId: string;
+  type: string;
+  alias: string | null;
+  timezone: string;
+  projectId: string | null;
+  context: Record<string, unknown>;
+}
+
 export interface ThreadsRepository {
   /** Inserts a thread; false when its alias is already taken in the organization. */
-  create(thread: {
-    id: string;
-    organizationId: string;
-    type: string;
-    alias: string | null;
-    timezone: string;
-    projectId: string | null;
-    context: Record<string, unknown>;
-  }): Promise<boolean>;
+  create(thread: NewThread): Promise<boolean>;
   find(organizationId: string, id: string, tx?: Queryable): Promise<ThreadRecord | undefined>;
   findByAlias(organizationId: string, alias: string): Promise<ThreadRecord | undefined>;
   /** Sets or clears the thread's alias: the thread, undefined when it is not the organization's, "taken" when another thread of the organization has the alias. */
