@@ -54,14 +54,19 @@ const SpeechInput = Type.Object({
   min_end_of_turn_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3000 })),
 });
 
+/** Which model the agent, or the simulated user, talks to: where, with which key. */
+const ModelInput = {
+  provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
+  model: Type.Optional(Type.String({ maxLength: 200 })),
+  base_url: Type.Optional(Type.String(httpUrl)),
+  api_key: Type.Optional(Type.String({ maxLength: 500 })),
+};
+
 /** The project configuration as an admin sends it; every key optional, defaults filled by `withDefaults`. */
 export const ProjectConfigInput = Type.Object({
   agent: Type.Optional(
     Type.Object({
-      provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
-      model: Type.Optional(Type.String({ maxLength: 200 })),
-      base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
-      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      ...ModelInput,
       system_prompt: Type.Optional(Type.String({ maxLength: 50_000 })),
       greeting: Type.Optional(Type.String({ maxLength: 4000 })),
       fallback: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -86,10 +91,7 @@ export const ProjectConfigInput = Type.Object({
   speech: Type.Optional(SpeechInput),
   simulation: Type.Optional(
     Type.Object({
-      provider: Type.Optional(Type.Union([Type.Literal("builtin"), Type.Literal("openai"), Type.Literal("anthropic")])),
-      model: Type.Optional(Type.String({ maxLength: 200 })),
-      base_url: Type.Optional(Type.String({ maxLength: 2000, pattern: "^https?://" })),
-      api_key: Type.Optional(Type.String({ maxLength: 500 })),
+      ...ModelInput,
       temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
       criteria: Type.Optional(Type.Array(SimulationCriterion, { maxItems: 20 })),
     }),
