@@ -12,11 +12,22 @@ export interface SpeechKeys {
   ttsApiKey?: string;
 }
 
-/** An utterance of a vendor's transcript, words timed in seconds from the call's start. */
+/** An utterance of a call's transcript (a vendor's, or one Parley recorded or rendered), words timed in seconds from the call's start. */
 export interface TimedUtterance {
   role: Speaker;
   content: string;
   words: { word: string; start: number; end: number }[];
+}
+
+/**
+ * Renders the recording of a call that carried no audio (text mode, the simulated callee, a vendor that records
+ * nothing) from its stored utterances, each placed at the moment it was said (seconds from the call's start): the WAV
+ * and the transcript with its words timed as rendered. The speech engines that voice it are the providers'.
+ */
+export interface RecordingRenderer {
+  render(utterances: readonly { role: Speaker; content: string; startSeconds: number }[]): Promise<{ wav: Buffer; transcriptObject: TimedUtterance[] }>;
+  /** Releases the voices (eSpeak NG's worker thread); rendering again afterwards starts them anew. */
+  close(): Promise<void>;
 }
 
 export type UserSentiment = "Positive" | "Neutral" | "Negative" | "Unknown";
@@ -54,17 +65,6 @@ export interface CallMedia {
   recordingKey: string;
   /** When the recording stops: the call's end, so that `duration_ms` is the recording's length. */
   endedAt: Date;
-}
-
-/**
- * Renders the recording of a call that carried no audio (text mode, the simulated callee, a vendor that records
- * nothing) from its stored utterances, each placed at the moment it was said (seconds from the call's start): the WAV
- * and the transcript with its words timed as rendered. The speech engines that voice it are the providers'.
- */
-export interface RecordingRenderer {
-  render(utterances: readonly { role: Speaker; content: string; startSeconds: number }[]): Promise<{ wav: Buffer; transcriptObject: TimedUtterance[] }>;
-  /** Releases the voices (eSpeak NG's worker thread); rendering again afterwards starts them anew. */
-  close(): Promise<void>;
 }
 
 /** A call as carriers see it: enough to name it, check its credentials and tell its state. */
