@@ -10,6 +10,10 @@ const words: Record<string, Record<string, string>> = {
   status: { queued: "Queued", scheduled: "Scheduled", ongoing: "Ongoing", ended: "Ended", error: "Failed" },
   thread_type: { NORMAL: "Conversation", SIMULATION: "Simulation" },
   role: { user: "User", assistant: "Agent", agent: "Agent", system: "System" },
+  turn_source: { message: "First message", scripted: "Scripted", simulated: "Simulated user", agent: "Agent" },
+  stop_reason: { max_turns: "Maximum turns reached", user_ended: "The user ended it", agent_ended: "The agent ended it" },
+  tool_status: { ok: "Done", error: "Failed", timeout: "Timed out" },
+  criterion: { task_completion: "Task completed", stays_on_topic: "Stays on topic", no_repetition: "No repetition" },
   disconnection_reason: {
     user_hangup: "Caller hung up",
     agent_hangup: "Agent hung up",
@@ -66,6 +70,11 @@ export function duration(milliseconds: number | null): string {
   if (milliseconds === null) return "—";
   const seconds = Math.round(milliseconds / 1000);
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** Billed voice minutes as the time they stand for ("42 s", "3 min 5 s"): the unit is minutes, a person reads time. */
+export function voiceTime(minutes: number): string {
+  return duration(minutes * 60_000);
 }
 
 /** "5 min ago", "yesterday", or the date: how long since, for lists. */

@@ -2,6 +2,7 @@ import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import type { ChatResponse } from "../../../packages/client/src/index.js";
+import { Label } from "./labels.js";
 import { apiClient, session } from "./session.js";
 import { ErrorNote, Field, formValues } from "./ui.js";
 
@@ -41,7 +42,7 @@ export function SimulatePage() {
     setRun(undefined);
     try {
       const client = apiClient();
-      const threadId = values["thread_id"] ?? (await client.threads.create({ project_name: project })).thread_id;
+      const threadId = values["thread_id"] ?? (await client.threads.create({ project_name: project, type: "SIMULATION" })).thread_id;
       const response = await client.chat.send({
         thread_id: threadId,
         message: values["message"] ?? "",
@@ -71,19 +72,19 @@ export function SimulatePage() {
         <fieldset class="form-group">
           <legend>Agent under test</legend>
           <${Field} label="Project"><input name="project" defaultValue=${session.project()} required /><//>
-          <${Field} label="Thread id" hint="Empty: a new thread is made for the run."><input name="thread_id" placeholder="e.g. 0196…" /><//>
+          <${Field} label="Thread id" hint="Empty: a new simulation thread is made for the run."><input name="thread_id" placeholder="e.g. 0196…" /><//>
         </fieldset>
         <fieldset class="form-group">
           <legend>Conversation</legend>
-          <${Field} label="First user message" wide=${true}><input name="message" required maxlength="32000" defaultValue="Hi, I have a question." /><//>
-          <${Field} label="Scripted user turns" hint="One per line; the simulated user writes the rest." wide=${true}><textarea name="initial_messages" rows="3" placeholder="e.g. Do you deliver on Sundays?"></textarea><//>
+          <${Field} label="First user message" hint="What the user opens with."><input name="message" required maxlength="32000" defaultValue="Hi, I have a question." /><//>
           <${Field} label="Maximum user turns" hint="Scripted turns count; 1 to 50."><input name="max_turns" type="number" min="1" max="50" defaultValue="3" /><//>
+          <${Field} label="Scripted user turns" hint="Optional, one per line; the simulated user writes the rest." wide=${true}><textarea name="initial_messages" rows="3" placeholder="e.g. Do you deliver on Sundays?"></textarea><//>
         </fieldset>
         <fieldset class="form-group">
           <legend>Simulated user</legend>
+          <${Field} label="Topic" hint="Optional: what the user wants. Empty: judged against the first message." wide=${true}><input name="topic" placeholder="e.g. opening hours" /><//>
           <${Field} label="Agent type" hint="Optional."><input name="agent_type" placeholder="e.g. customer support" /><//>
           <${Field} label="Industry" hint="Optional."><input name="industry" placeholder="e.g. retail" /><//>
-          <${Field} label="Topic" hint="Optional: what the user wants."><input name="topic" placeholder="e.g. opening hours" /><//>
           <${Field} label="Behaviour" hint="Optional." wide=${true}><textarea name="behavioural_prompt" rows="2" placeholder="e.g. impatient, asks short questions"></textarea><//>
         </fieldset>
         <div class="form-actions">
@@ -96,16 +97,19 @@ export function SimulatePage() {
       ${run
         ? html`<div aria-live="polite">
             <h2>Turns</h2>
-            <p>Stopped: ${run.stop_reason}${run.thread_id ? html` · stored in <${Link} href=${`/threads/${run.thread_id}`}>thread ${run.thread_id}<//>` : " · dry run, nothing stored"}</p>
+            <p data-testid="stop-reason">Stopped: <${Label} kind="stop_reason" value=${run.stop_reason} />${run.thread_id ? html` · stored in <${Link} href=${`/threads/${run.thread_id}`} title=${run.thread_id}>a simulation thread<//>` : " · dry run, nothing stored"}</p>
             <ol class="messages">
-              ${run.turns.map((turn, index) => html`<li key=${index} class=${`message ${turn.role}`}><span class="meta">${turn.role} · ${turn.source}</span><span class="text">${turn.message}</span></li>`)}
+              ${run.turns.map((turn, index) => html`<li key=${index} class=${`message ${turn.role}`}>
+                <span class="meta"><${Label} kind="role" value=${turn.role} />${turn.source === "agent" ? null : html` · <${Label} kind="turn_source" value=${turn.source} />`}</span>
+                <span class="text">${turn.message}</span>
+              </li>`)}
             </ol>
             ${run.evaluation
               ? html`<h2>Evaluation</h2>
                   <p class=${`verdict ${run.evaluation.verdict}`}>${run.evaluation.verdict.toUpperCase()} · score ${run.evaluation.score.toFixed(2)} · judge: ${run.evaluation.judge}</p>
                   <div class="table-wrap"><table>
                     <thead><tr><th scope="col">Criterion</th><th scope="col">Passed</th><th scope="col">Score</th><th scope="col">Reasoning</th></tr></thead>
-                    <tbody>${run.evaluation.criteria.map((criterion) => html`<tr key=${criterion.key}><td>${criterion.key}</td><td>${criterion.passed ? "yes" : "no"}</td><td>${criterion.score.toFixed(2)}</td><td>${criterion.reasoning}</td></tr>`)}</tbody>
+                    <tbody>${run.evaluation.criteria.map((criterion) => html`<tr key=${criterion.key}><td><${Label} kind="criterion" value=${criterion.key} /></td><td>${criterion.passed ? "Yes" : "No"}</td><td>${criterion.score.toFixed(2)}</td><td>${criterion.reasoning}</td></tr>`)}</tbody>
                   </table></div>`
               : null}
           </div>`

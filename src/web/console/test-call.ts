@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { isEvent } from "../../../packages/client/src/index.js";
 import { openCallAudio, Playback } from "../widget-audio.js";
+import { labelOf } from "./labels.js";
 import { apiClient } from "./session.js";
 import { ErrorNote } from "./ui.js";
 
@@ -102,7 +103,7 @@ export function TestCall({ projectId, projectName }: { projectId: string; projec
           setLines((current) => withFrame(current, { role, text, final: frame.final === true }));
           if (role === "agent" && frame.final) setStatus("Listening…");
         } else if (frame.type === "error") setStatus(`Error: ${frame.detail ?? ""}`);
-        else if (frame.type === "end" || frame.type === "call.ended") setStatus(`Call ended${frame.reason ? ` (${frame.reason.replace(/_/g, " ")})` : ""}`);
+        else if (frame.type === "end" || frame.type === "call.ended") setStatus(`Call ended${frame.reason ? `: ${labelOf("disconnection_reason", frame.reason)}` : ""}`);
       };
       socket.onclose = stop;
       hangUp.current = () => {

@@ -1,5 +1,6 @@
 import { html } from "htm/preact";
 import type { ToolCall } from "../../../packages/client/src/index.js";
+import { labelOf } from "./labels.js";
 
 /** A message's `extras.tool_calls`, when it has any: the tool calls of the agent's turn. */
 export function toolCallsOf(extras: Record<string, unknown>): ToolCall[] {
@@ -19,7 +20,7 @@ export function ToolCalls({ calls }: { calls: ToolCall[] }) {
       (call) => html`<li key=${call.id} class=${`tool-call ${call.status}`}>
         <details>
           <summary>
-            <code>${call.name}</code> · <span class=${`tool-status ${call.status}`}>${call.status}</span> · ${call.duration_ms} ms
+            <code>${call.name}</code> · <span class=${`tool-status ${call.status}`} title=${call.status}>${labelOf("tool_status", call.status)}</span> · ${call.duration_ms} ms
           </summary>
           <dl>
             <dt>Arguments</dt>
