@@ -144,7 +144,7 @@ export function CallPage({ callId }: { callId: string }) {
   let offset = 0;
   return html`
     <section aria-labelledby="call-title" class="call">
-      <h1 id="call-title"><${Label} kind="call_type" value=${call.call_type} /> <small class="hint" title=${call.id}>${formatDate(call.created_at)}</small></h1>
+      <h1 id="call-title"><${Label} kind="call_type" value=${call.call_type} />${call.direction ? html` · <${Label} kind="direction" value=${call.direction} />` : null} <small class="hint" title=${call.id}>${formatDate(call.created_at)}</small></h1>
       <${ErrorNote} error=${error} />
       <dl class="facts">
         <div><dt>Status</dt><dd><${StatusPill} status=${call.status} testId="call-status" /></dd></div>

@@ -38,21 +38,37 @@ function queryOf(params: URLSearchParams): CallListQuery {
   return query;
 }
 
-/** A call's row: shared by the call list and a thread's calls, which another screen may extend with more columns. */
-export function CallRow({ call, showThread = true }: { call: CallSummary; showThread?: boolean }) {
-  return html`<tr key=${call.id}>
-    <td><${Link} href=${`/calls/${call.id}`} title=${call.id}>${formatDate(call.created_at)}<//></td>
-    <td><${Label} kind="call_type" value=${call.call_type} />${call.direction ? html` · <${Label} kind="direction" value=${call.direction} />` : null}</td>
-    <td><${StatusPill} status=${call.status} /></td>
-    <td>${call.call_type === "web_call" ? html`<span title="web calls have no phone number">Browser</span>` : call.to_number ?? html`<${Unknown} />`}</td>
-    <td>${duration(call.duration_ms)}</td>
-    <td><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></td>
-    ${showThread ? html`<td><${Link} href=${`/threads/${call.thread_id}`} title=${call.thread_id}>Thread<//></td>` : null}
+/** A phone number, or "Unknown" (with the raw null in its tooltip) when the call record has none. */
+function PhoneNumber({ value }: { value: string | null }) {
+  return value === null ? html`<${Unknown} />` : html`<span class="number">${value}</span>`;
+}
+
+/** Who called whom: "From → To" for a phone call; a web call has no numbers, it comes from a browser. */
+export function Numbers({ call }: { call: Pick<CallSummary, "call_type" | "from_number" | "to_number"> }) {
+  if (call.call_type === "web_call") return html`<span title="web calls have no phone number">Browser</span>`;
+  return html`<span class="numbers"><${PhoneNumber} value=${call.from_number} /> <span aria-label="to">→</span> <${PhoneNumber} value=${call.to_number} /></span>`;
+}
+
+/**
+ * A call's row, shared by the call list and a thread's calls: the list links each call's thread, a thread's page
+ * names the conversation each call holds instead.
+ */
+export function CallRow({ call, context = "list" }: { call: CallSummary; context?: "list" | "thread" }) {
+  return html`<tr key=${call.id} data-call-id=${call.id}>
+    <td data-label="Call"><${Link} href=${`/calls/${call.id}`} title=${call.id}>${formatDate(call.created_at)}<//></td>
+    <td data-label="Type"><${Label} kind="call_type" value=${call.call_type} />${call.direction ? html` · <${Label} kind="direction" value=${call.direction} />` : null}</td>
+    <td data-label="Status"><${StatusPill} status=${call.status} /></td>
+    <td data-label="From → To" class="span"><${Numbers} call=${call} /></td>
+    <td data-label="Duration">${duration(call.duration_ms)}</td>
+    <td data-label="Ended because"><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></td>
+    ${context === "list"
+      ? html`<td data-label="Thread"><${Link} href=${`/threads/${call.thread_id}`} title=${call.thread_id}>Thread<//></td>`
+      : html`<td data-label="Conversation">${call.conversation_id === null ? html`<${Unknown} />` : `Conversation ${call.conversation_id}`}</td>`}
   </tr>`;
 }
 
-export function CallTableHead({ showThread = true }: { showThread?: boolean }) {
-  return html`<thead><tr><th scope="col">Call</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">To</th><th scope="col">Duration</th><th scope="col">Ended because</th>${showThread ? html`<th scope="col">Thread</th>` : null}</tr></thead>`;
+export function CallTableHead({ context = "list" }: { context?: "list" | "thread" }) {
+  return html`<thead><tr><th scope="col">Call</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">From → To</th><th scope="col">Duration</th><th scope="col">Ended because</th><th scope="col">${context === "list" ? "Thread" : "Conversation"}</th></tr></thead>`;
 }
 
 /** The organization's calls with every filter of `GET /calls`, kept in the URL. */
@@ -79,25 +95,29 @@ export function CallsPage() {
   return html`
     <section aria-labelledby="calls-title">
       <h1 id="calls-title">Calls</h1>
-      <form class="filters calls-filters" aria-label="Filter calls" key=${queryKey} onSubmit=${(event: Event) => {
+      <form class="calls-filters" aria-label="Filter calls" key=${queryKey} onSubmit=${(event: Event) => {
         event.preventDefault();
         const data = new FormData(event.currentTarget as HTMLFormElement);
         const values: Record<string, string[]> = {};
         for (const [key, value] of data) if (typeof value === "string" && value !== "") (values[key] ??= []).push(value);
         setParams(values);
       }}>
-        <${Choices} name="status" legend="Status" kind="status" values=${statuses} chosen=${query.status ?? []} />
-        <${Choices} name="call_type" legend="Type" kind="call_type" values=${callTypes} chosen=${query.call_type ?? []} />
-        <${Choices} name="direction" legend="Direction" kind="direction" values=${directions} chosen=${query.direction ?? []} />
-        <${Field} label="From"><input type="date" name="from_date" defaultValue=${query.from_date ?? ""} /><//>
-        <${Field} label="To"><input type="date" name="to_date" defaultValue=${query.to_date ?? ""} /><//>
-        <${Field} label="Thread id"><input name="thread_id" defaultValue=${query.thread_id ?? ""} /><//>
-        <${Field} label="Project"><input name="project_name" defaultValue=${query.project_name ?? ""} /><//>
-        <button type="submit">Filter</button>
+        <div class="filter-row">
+          <${Choices} name="status" legend="Status" kind="status" values=${statuses} chosen=${query.status ?? []} />
+          <${Choices} name="call_type" legend="Type" kind="call_type" values=${callTypes} chosen=${query.call_type ?? []} />
+          <${Choices} name="direction" legend="Direction" kind="direction" values=${directions} chosen=${query.direction ?? []} />
+        </div>
+        <div class="filter-row">
+          <${Field} label="Created from"><input type="date" name="from_date" defaultValue=${query.from_date ?? ""} /><//>
+          <${Field} label="Created until"><input type="date" name="to_date" defaultValue=${query.to_date ?? ""} /><//>
+          <${Field} label="Thread id"><input name="thread_id" defaultValue=${query.thread_id ?? ""} /><//>
+          <${Field} label="Project"><input name="project_name" defaultValue=${query.project_name ?? ""} /><//>
+          <button type="submit">Filter</button>
+        </div>
       </form>
       <${ErrorNote} error=${error} />
       <div class="table-wrap">
-        <table>
+        <table class="stack">
           <caption class="visually-hidden">Calls, newest first</caption>
           <${CallTableHead} />
           <tbody>${calls.map((call) => html`<${CallRow} key=${call.id} call=${call} />`)}</tbody>

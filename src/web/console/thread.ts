@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { isEvent, type CallSummary, type Message, type SearchMatch, type Thread } from "../../../packages/client/src/index.js";
 import { CallRow, CallTableHead } from "./calls.js";
-import { labelOf } from "./labels.js";
+import { labelOf, voiceTime } from "./labels.js";
 import { useQuery } from "./location.js";
 import { apiClient, session } from "./session.js";
 import { latestWindow, matchWindow, withLive, withNewer, withOlder, type HistoryWindow } from "./thread-history.js";
@@ -18,7 +18,7 @@ function Usage({ thread, hasCalls }: { thread: Thread | undefined; hasCalls: boo
   const messages = !voice || usage.billable_messages > 0;
   return html`<dl class="usage" aria-label="Usage">
     ${messages ? html`<div><dt>Billable messages</dt><dd>${usage.billable_messages}</dd></div><div><dt>Message cost</dt><dd>${usd(usage.billable_message_cost)}</dd></div>` : null}
-    ${voice ? html`<div><dt>Voice minutes</dt><dd>${usage.voice_minutes.toFixed(2)}</dd></div><div><dt>Voice cost</dt><dd>${usd(usage.voice_cost)}</dd></div>` : null}
+    ${voice ? html`<div><dt>Voice time</dt><dd title=${`${usage.voice_minutes} minutes`}>${voiceTime(usage.voice_minutes)}</dd></div><div><dt>Voice cost</dt><dd>${usd(usage.voice_cost)}</dd></div>` : null}
     <div><dt>Total</dt><dd>${usd(usage.total_cost)}</dd></div>
   </dl>`;
 }
@@ -58,10 +58,10 @@ function ThreadCalls({ calls }: { calls: CallSummary[] }) {
   if (calls.length === 0) return null;
   return html`<section aria-labelledby="thread-calls-title">
     <h2 id="thread-calls-title">Calls</h2>
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="stack">
       <caption class="visually-hidden">This thread's calls, newest first</caption>
-      <${CallTableHead} showThread=${false} />
-      <tbody>${calls.map((call) => html`<${CallRow} key=${call.id} call=${call} showThread=${false} />`)}</tbody>
+      <${CallTableHead} context="thread" />
+      <tbody>${calls.map((call) => html`<${CallRow} key=${call.id} call=${call} context="thread" />`)}</tbody>
     </table></div>
   </section>`;
 }
