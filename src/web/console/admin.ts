@@ -97,9 +97,9 @@ function ApiKeys({ organizationId, onSecret }: { organizationId: string; onSecre
         <td>${formatDate(key.created_at)}</td>
         <td>${key.last_used_at ? html`<time datetime=${key.last_used_at} title=${formatDate(key.last_used_at)}>${sinceText(key.last_used_at)}</time>` : "Never"}</td>
         <td>${key.revoked_at ? html`<span class="status error" title=${key.revoked_at}>Revoked</span>` : html`<span class="status ended">Active</span>`}</td>
-        <td class="actions">${key.revoked_at
+        <td>${key.revoked_at
           ? null
-          : html`<button type="button" onClick=${() => run(async () => {
+          : html`<div class="actions"><button type="button" onClick=${() => run(async () => {
               const rotated = await adminClient().admin.rotateApiKey(key.id);
               onSecret(`New key replacing ${key.display}`, rotated.api_key);
               await load();
@@ -110,7 +110,7 @@ function ApiKeys({ organizationId, onSecret }: { organizationId: string; onSecre
               await adminClient().admin.revokeApiKey(key.id);
               await load();
               return `${key.display} revoked.`;
-            })} aria-label=${`Revoke ${key.display}`}>Revoke</button>`}</td>
+            })} aria-label=${`Revoke ${key.display}`}>Revoke</button></div>`}</td>
       </tr>`)}</tbody>
     </table></div>
     <p><button type="button" onClick=${() => run(async () => {
@@ -122,7 +122,7 @@ function ApiKeys({ organizationId, onSecret }: { organizationId: string; onSecre
   </section>`;
 }
 
-function Projects({ organizationId, openProject }: { organizationId: string; openProject: (id: string) => void }) {
+function Projects({ organizationId, openedId, openProject }: { organizationId: string; openedId: string | null; openProject: (id: string) => void }) {
   const [projects, setProjects] = useState<Project[]>();
   const { run, feedback } = useAction();
   const load = () => adminClient().admin.listProjects(organizationId, { limit: 100 }).then((page) => setProjects(page.projects));
@@ -132,26 +132,27 @@ function Projects({ organizationId, openProject }: { organizationId: string; ope
     ${feedback}
     ${projects && projects.length === 0 ? html`<p>No projects yet.</p>` : null}
     <ul class="pick-list">${(projects ?? []).map((project) => html`<li key=${project.id}>
-      <button type="button" class="link" onClick=${() => openProject(project.id)} title=${project.id}>${project.name}</button>
+      <button type="button" class="link" onClick=${() => openProject(project.id)} title=${project.id} aria-current=${project.id === openedId ? "true" : undefined}>${project.name}</button>
       <small class="hint">created ${formatDate(project.created_at)}</small>
     </li>`)}</ul>
-    <form class="card sim-form" onSubmit=${(event: Event) => {
-      event.preventDefault();
-      const form = event.currentTarget as HTMLFormElement;
-      const values = formValues(form);
-      void run(async () => {
-        const created = await adminClient().admin.createProject(organizationId, values["name"] ?? "", asInput(JSON.parse(values["config"] ?? "{}")));
-        await load();
-        openProject(created.id);
-        return `Project ${created.name} created.`;
-      });
-    }}>
-      <fieldset class="form-group"><legend>New project</legend>
+    <details class="card new-project" open=${projects !== undefined && projects.length === 0}>
+      <summary>New project</summary>
+      <form class="sim-form" onSubmit=${(event: Event) => {
+        event.preventDefault();
+        const form = event.currentTarget as HTMLFormElement;
+        const values = formValues(form);
+        void run(async () => {
+          const created = await adminClient().admin.createProject(organizationId, values["name"] ?? "", asInput(JSON.parse(values["config"] ?? "{}")));
+          await load();
+          openProject(created.id);
+          return `Project ${created.name} created.`;
+        });
+      }}>
         <${Field} label="Project name"><input name="name" required maxlength="200" placeholder="e.g. support" /><//>
-        <${Field} label="Configuration (JSON)" wide=${true}><textarea name="config" rows="3" class="code" defaultValue='{"agent": {"provider": "builtin"}}'></textarea><//>
-      </fieldset>
-      <div class="form-actions"><button type="submit">Create project</button></div>
-    </form>
+        <${Field} label="Configuration (JSON)"><textarea name="config" rows="3" class="code" defaultValue='{"agent": {"provider": "builtin"}}'></textarea><//>
+        <div class="form-actions"><button type="submit">Create project</button></div>
+      </form>
+    </details>
   </section>`;
 }
 
@@ -187,6 +188,7 @@ function ProjectPanel({ projectId }: { projectId: string }) {
     <h3 id="project-title">Project ${project.name}</h3>
     <p class="hint">Id <code>${project.id}</code></p>
     ${page.feedback}
+    <${TestCall} projectId=${project.id} projectName=${project.name} />
     <h4>Configuration versions</h4>
     <div class="table-wrap"><table>
       <caption class="visually-hidden">Configuration versions, oldest first</caption>
@@ -204,7 +206,7 @@ function ProjectPanel({ projectId }: { projectId: string }) {
             })}>Publish again as new</button>`}</td>
       </tr>`)}</tbody>
     </table></div>
-    <form class="compare" aria-label="Compare versions" key=${project.versions.length} onSubmit=${(event: Event) => {
+    ${project.versions.length < 2 ? html`<p class="hint">Publish a second version to compare two.</p>` : html`<form class="compare" aria-label="Compare versions" key=${project.versions.length} onSubmit=${(event: Event) => {
       event.preventDefault();
       const values = formValues(event.currentTarget as HTMLFormElement);
       void page.run(async () => {
@@ -215,7 +217,7 @@ function ProjectPanel({ projectId }: { projectId: string }) {
       <${Field} label="From version"><select name="from">${project.versions.map((version) => html`<option value=${version.id} selected=${version.id === (previous ?? newest)?.id}>${version.version}</option>`)}</select><//>
       <${Field} label="To version"><select name="to">${project.versions.map((version) => html`<option value=${version.id} selected=${version.id === newest?.id}>${version.version}</option>`)}</select><//>
       <button type="submit">Show changes</button>
-    </form>
+    </form>`}
     ${diff ? html`<${VersionDiff} from=${diff.from} to=${diff.to} />` : null}
     <h4>Edit and publish</h4>
     <form onSubmit=${(event: Event) => {
@@ -233,7 +235,6 @@ function ProjectPanel({ projectId }: { projectId: string }) {
       <div class="form-actions"><button type="submit">Publish as a new version</button></div>
       ${publishing.feedback}
     </form>
-    <${TestCall} projectId=${project.id} projectName=${project.name} />
   </section>`;
 }
 
@@ -242,7 +243,8 @@ export function AdminPage() {
   const [hasKey, setHasKey] = useState(session.adminKey() !== null);
   const [organizations, setOrganizations] = useState<Organization[]>([]);
   const [organizationCursor, setOrganizationCursor] = useState<string | null>(null);
-  const [secret, setSecret] = useState<{ label: string; value: string }>();
+  /** A key shown once, with the organization it belongs to: it is shown while that organization is the one picked. */
+  const [secret, setSecret] = useState<{ label: string; value: string; organizationId: string }>();
   const [params, setParams] = useQuery();
   const organizationId = params.get("org");
   const projectId = params.get("project");
@@ -269,7 +271,7 @@ export function AdminPage() {
         setHasKey(false);
       }}>Forget the admin key</button></p>
       ${feedback}
-      ${secret ? html`<${ShownOnce} label=${secret.label} secret=${secret.value} />` : null}
+      ${secret && secret.organizationId === organizationId ? html`<${ShownOnce} label=${secret.label} secret=${secret.value} />` : null}
       <div class="admin-grid">
         <section aria-labelledby="organizations-title">
           <h2 id="organizations-title">Organizations</h2>
@@ -283,7 +285,7 @@ export function AdminPage() {
             const name = formValues(form)["name"] ?? "";
             void run(async () => {
               const created = await adminClient().admin.createOrganization(name);
-              setSecret({ label: `API key of ${created.name}`, value: created.api_key });
+              setSecret({ label: `API key of ${created.name}`, value: created.api_key, organizationId: created.id });
               // The newest organization is on the list's last page: it is added to what is shown rather than paged to.
               setOrganizations((shown) => [...shown, { id: created.id, name: created.name, created_at: new Date().toISOString() }]);
               setParams({ org: created.id });
@@ -298,8 +300,8 @@ export function AdminPage() {
         <div>
           ${organization
             ? html`<h2>${organization.name}</h2>
-                <${ApiKeys} key=${`keys-${organization.id}`} organizationId=${organization.id} onSecret=${(label: string, value: string) => setSecret({ label, value })} />
-                <${Projects} key=${`projects-${organization.id}`} organizationId=${organization.id} openProject=${(id: string) => setParams({ org: organization.id, project: id })} />
+                <${ApiKeys} key=${`keys-${organization.id}`} organizationId=${organization.id} onSecret=${(label: string, value: string) => setSecret({ label, value, organizationId: organization.id })} />
+                <${Projects} key=${`projects-${organization.id}`} organizationId=${organization.id} openedId=${projectId} openProject=${(id: string) => setParams({ org: organization.id, project: id })} />
                 ${projectId ? html`<${ProjectPanel} key=${projectId} projectId=${projectId} />` : null}`
             : html`<p class="hint">Choose an organization to see its API keys and projects.</p>`}
         </div>
