@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { Parley, type CallDetail, type ProjectConfig } from "../../packages/client/src/index.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
+import { startToolReceiver } from "../support/tool-receiver.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, forEachDatabase } from "../support/harness.js";
 
@@ -80,6 +81,9 @@ forEachDatabase("the console in headless Chromium", (h) => {
   let callThread = "";
   /** The thread of the caller who rang the support project twice, found by their number. */
   let inboundThread = "";
+  /** A thread whose agent called tools. */
+  let toolThread = "";
+  const toolSecret = "console-tool-secret-0123456789";
   const inboundCaller = "+14155550199";
   /** Every response of 400 or more the pages got: none is expected (a missing favicon was one). */
   const failedResponses: string[] = [];
@@ -140,7 +144,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.deepEqual(await rows.locator(".thread-cell small").allInnerTexts(), ["caller", "long-history"]);
     assert.deepEqual(await rows.locator("td:nth-child(4)").allInnerTexts(), ["Conversation", "Conversation"]);
     assert.equal(await rows.locator("td:nth-child(4) .label").first().getAttribute("title"), "NORMAL");
-    assert.match(await rows.nth(0).locator("td:nth-child(5)").innerText(), /^\d+ messages · 1 call · \d+ s on calls$/);
+    assert.match(await rows.nth(0).locator("td:nth-child(5)").innerText(), /^\d+ messages · 1 call · (< 1|\d+) s on calls$/);
     assert.equal(await rows.nth(1).locator("td:nth-child(5)").innerText(), "50 messages");
     assert.equal(await rows.nth(1).locator("td:nth-child(3)").innerText(), "support");
     assert.match(await rows.nth(1).locator("td:nth-child(2)").innerText(), /just now|min ago/);
@@ -178,7 +182,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.match(await callLinks.first().innerText(), /^Call, conversation \d+$/);
     assert.equal(await page.locator(".history .message").count(), await callLinks.count(), "every spoken message links to its call");
     const usage = await page.locator(".usage").innerText();
-    assert.match(usage, /Voice time\s*\d+ s/);
+    assert.match(usage, /Voice time\s*(< 1|\d+) s/);
     assert.match((await page.locator(".usage dd").first().getAttribute("title")) ?? "", /^\d+(\.\d+)? minutes$/);
     assert.doesNotMatch(usage, /Billable messages/);
     const calls = page.locator("section[aria-labelledby=thread-calls-title] tbody tr");
@@ -336,6 +340,47 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, "the page was not reloaded");
   });
 
+  test("an agent's turn shows its tool calls: each by name, with its status in words, arguments, result and duration", async () => {
+    const receiver = await startToolReceiver(toolSecret);
+    const toolModel = await startFakeOpenAi();
+    try {
+      const orderParameters = { type: "object", properties: { order: { type: "string" } }, required: ["order"] };
+      await new Parley({ baseUrl, adminKey }).admin.createProject(organizationId, "tools", {
+        agent: {
+          provider: "openai", model: "fake", base_url: toolModel.url, api_key: "sk-fake", tool_secret: toolSecret,
+          tools: [
+            { name: "get_order", description: "Looks an order up.", parameters: orderParameters, url: `${receiver.url}/json` },
+            { name: "book_visit", description: "Books a visit.", parameters: orderParameters, url: `${receiver.url}/fail` },
+          ],
+        },
+      });
+      toolModel.setBehaviour([
+        { toolCalls: [{ name: "get_order", arguments: { order: "A1" } }, { name: "book_visit", arguments: { order: "A1" } }] },
+        { chunks: ["Your order A1 has shipped; I could not book the visit."] },
+      ]);
+      const parley = new Parley({ baseUrl, credential: apiKey });
+      toolThread = (await parley.threads.create({ project_name: "tools", alias: "tool-user" })).thread_id;
+      await parley.chat.send({ thread_id: toolThread, message: "Where is my order A1, and can you book a visit?", service_config_name: "tools" });
+
+      await page.goto(`${baseUrl}/console#/threads/${toolThread}`);
+      const calls = page.locator(".history .message.assistant .tool-call");
+      await calls.nth(1).waitFor();
+      assert.deepEqual(await calls.locator("summary code").allInnerTexts(), ["get_order", "book_visit"]);
+      assert.deepEqual(await calls.locator(".tool-status").allInnerTexts(), ["Done", "Failed"]);
+      assert.deepEqual(await calls.locator(".tool-status").evaluateAll((found) => found.map((status) => status.getAttribute("title"))), ["ok", "error"]);
+      assert.match(await calls.first().locator("summary").innerText(), /· \d+ ms$/);
+      await calls.first().locator("summary").click();
+      await calls.nth(1).locator("summary").press("Enter");
+      assert.match(await calls.first().locator("dd").first().innerText(), /"order": "A1"/);
+      assert.match(await calls.first().locator("dd").last().innerText(), /"status": "shipped"/);
+      assert.match(await calls.nth(1).locator("dd").last().innerText(), /HTTP status 500/);
+      await shoot("04b-tool-calls");
+    } finally {
+      await receiver.close();
+      await toolModel.close();
+    }
+  });
+
   test("inbound calls: the call list shows their direction and numbers, filtered by direction in the URL, and their thread shows both calls", async () => {
     const parley = new Parley({ baseUrl, credential: apiKey });
     const inbound: CallDetail[] = [];
@@ -372,6 +417,10 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await page.locator(`tbody tr[data-call-id="${call.id}"]`).waitFor();
     assert.equal(await page.locator(`tbody tr[data-call-id="${inbound[0]!.id}"]`).count(), 0);
     assert.equal(await page.locator(`tbody tr[data-call-id="${call.id}"] td:nth-child(4)`).innerText(), "+14155550100 → +14155552671");
+    await page.goto(`${baseUrl}/console#/calls`);
+    await page.locator(`tbody tr[data-call-id="${inbound[1]!.id}"]`).waitFor();
+    await shoot("05c-calls-both-directions");
+    await page.goBack();
 
     // The caller's thread: both calls, each with the conversation it holds, and each conversation's messages link to its call.
     await page.goBack();
@@ -429,6 +478,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await page.getByRole("link", { name: "All threads" }).click();
     await page.waitForURL(/#\/threads$/);
     await page.locator("tbody tr", { hasText: inboundCaller }).waitFor();
+    await shoot("01c-threads-all");
   });
 
   test("a simulation run from the page shows its turns and evaluation", async () => {
@@ -586,7 +636,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
 
   test("at phone width nothing overflows sideways and every input has a label", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const route of [`#/threads/${threadId}`, `#/threads/${callThread}`, `#/threads/${inboundThread}`, "#/calls?direction=inbound", `#/calls/${call.id}`, "#/threads", `#/threads?alias=${encodeURIComponent(inboundCaller)}`, "#/simulate", `#/admin?org=${organizationId}&project=${supportProjectId}`]) {
+    for (const route of [`#/threads/${threadId}`, `#/threads/${callThread}`, `#/threads/${inboundThread}`, `#/threads/${toolThread}`, "#/calls?direction=inbound", `#/calls/${call.id}`, "#/threads", `#/threads?alias=${encodeURIComponent(inboundCaller)}`, "#/simulate", `#/admin?org=${organizationId}&project=${supportProjectId}`]) {
       await page.goto(`${baseUrl}/console${route}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForTimeout(300);
@@ -613,7 +663,7 @@ forEachDatabase("the console in headless Chromium", (h) => {
 
   test("text contrasts with its background at WCAG AA (4.5:1, 3:1 for large text) on every screen", async () => {
     await page.setViewportSize({ width: 1280, height: 860 });
-    for (const route of [`#/threads/${threadId}?q=needle`, `#/threads/${callThread}`, `#/threads/${inboundThread}`, "#/threads", `#/threads?alias=${encodeURIComponent(inboundCaller)}`, "#/calls", `#/calls/${call.id}`, "#/simulate", `#/admin?org=${organizationId}&project=${supportProjectId}`]) {
+    for (const route of [`#/threads/${threadId}?q=needle`, `#/threads/${callThread}`, `#/threads/${inboundThread}`, `#/threads/${toolThread}`, "#/threads", `#/threads?alias=${encodeURIComponent(inboundCaller)}`, "#/calls", `#/calls/${call.id}`, "#/simulate", `#/admin?org=${organizationId}&project=${supportProjectId}`]) {
       await page.goto(`${baseUrl}/console${route}`);
       await page.locator("main h1").first().waitFor();
       await page.waitForTimeout(300);

@@ -74,7 +74,7 @@ export function duration(milliseconds: number | null): string {
 
 /** Billed voice minutes as the time they stand for ("42 s", "3 min 5 s"): the unit is minutes, a person reads time. */
 export function voiceTime(minutes: number): string {
-  return duration(minutes * 60_000);
+  return minutes > 0 && minutes * 60 < 0.5 ? "< 1 s" : duration(minutes * 60_000);
 }
 
 /** "5 min ago", "yesterday", or the date: how long since, for lists. */
