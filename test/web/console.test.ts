@@ -481,6 +481,39 @@ forEachDatabase("the console in headless Chromium", (h) => {
     await shoot("01c-threads-all");
   });
 
+  test("what a call's record does not have yet reads 'Unknown', null in its tooltip; a cancelled call says so in words", async () => {
+    const parley = new Parley({ baseUrl, credential: apiKey });
+    const laterThread = (await parley.threads.create({ alias: "call-me-tomorrow" })).thread_id;
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const scheduled = await parley.voice.phoneCall(laterThread, { callee: "+14155552671", project_id: supportProjectId, scheduled_for: tomorrow });
+    await page.goto(`${baseUrl}/console#/calls?status=scheduled`);
+    const row = page.locator(`tbody tr[data-call-id="${scheduled.id}"]`);
+    await row.waitFor();
+    assert.equal(await page.locator("tbody tr").count(), 1);
+    assert.equal(await row.locator("td:nth-child(3)").innerText(), "Scheduled");
+    for (const column of [5, 6]) {
+      const cell = row.locator(`td:nth-child(${column}) .label`);
+      assert.equal(await cell.innerText(), "Unknown");
+      assert.equal(await cell.getAttribute("title"), "null");
+    }
+    await row.getByRole("link").first().click();
+    await page.getByTestId("call-status").waitFor();
+    assert.equal(await page.getByTestId("call-status").innerText(), "Scheduled");
+    assert.match(await page.locator(".facts div", { hasText: /^Scheduled for/ }).innerText(), new RegExp(String(new Date(tomorrow).getFullYear())));
+    for (const fact of [/^Started/, /^Duration/, /^Ended because/]) {
+      assert.equal(await page.locator(".facts div", { hasText: fact }).locator("dd").innerText(), "Unknown", String(fact));
+    }
+    assert.equal(await page.locator(".facts div", { hasText: /^Ended because/ }).locator(".label").getAttribute("title"), "null");
+    await shoot("06b-scheduled-call");
+
+    // Cancelled: the page follows the call's events to its end, and the reason reads as words.
+    await parley.voice.endPhoneCall(laterThread);
+    await page.locator('[data-testid="call-status"]', { hasText: "Ended" }).waitFor();
+    const reason = page.getByTestId("disconnection-reason").locator(".label");
+    await page.getByTestId("disconnection-reason").getByText("Cancelled before it started").waitFor();
+    assert.equal(await reason.getAttribute("title"), "cancelled");
+  });
+
   test("a simulation run from the page shows its turns and evaluation", async () => {
     await page.getByRole("link", { name: "Simulations" }).click();
     // Examples read as examples, not as values already filled in.

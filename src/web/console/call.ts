@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import type { CallDetail, ThreadEvent, ToolCall } from "../../../packages/client/src/index.js";
-import { clock, duration, Label, StatusPill, Unknown } from "./labels.js";
+import { CallDuration, clock, Label, StatusPill, Unknown, When } from "./labels.js";
 import { apiClient } from "./session.js";
 import { ErrorNote, formatDate } from "./ui.js";
 import { ToolCalls, toolCallsOf } from "./tool-calls.js";
@@ -153,8 +153,9 @@ export function CallPage({ callId }: { callId: string }) {
         ${call.call_type === "phone_call"
           ? html`<div><dt>From</dt><dd>${call.from_number ?? html`<${Unknown} />`}</dd></div><div><dt>To</dt><dd>${call.to_number ?? html`<${Unknown} />`}</dd></div>`
           : null}
-        <div><dt>Started</dt><dd>${formatDate(call.start_timestamp === null ? null : new Date(call.start_timestamp * 1000).toISOString())}</dd></div>
-        <div><dt>Duration</dt><dd>${duration(call.duration_ms)}</dd></div>
+        ${call.scheduled_for ? html`<div><dt>Scheduled for</dt><dd><${When} iso=${call.scheduled_for} /></dd></div>` : null}
+        <div><dt>Started</dt><dd><${When} iso=${call.start_timestamp === null ? null : new Date(call.start_timestamp * 1000).toISOString()} /></dd></div>
+        <div><dt>Duration</dt><dd><${CallDuration} milliseconds=${call.duration_ms} /></dd></div>
         <div><dt>Ended because</dt><dd data-testid="disconnection-reason"><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></dd></div>
         <div><dt>Call id</dt><dd><code>${call.id}</code></dd></div>
       </dl>

@@ -2,7 +2,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import type { CallListQuery, CallSummary } from "../../../packages/client/src/index.js";
-import { duration, Label, labelOf, StatusPill, Unknown } from "./labels.js";
+import { CallDuration, Label, labelOf, StatusPill, Unknown } from "./labels.js";
 import { useQuery } from "./location.js";
 import { apiClient } from "./session.js";
 import { ErrorNote, Field, formatDate } from "./ui.js";
@@ -59,7 +59,7 @@ export function CallRow({ call, context = "list" }: { call: CallSummary; context
     <td data-label="Type"><${Label} kind="call_type" value=${call.call_type} />${call.direction ? html` · <${Label} kind="direction" value=${call.direction} />` : null}</td>
     <td data-label="Status"><${StatusPill} status=${call.status} /></td>
     <td data-label="From → To" class="span"><${Numbers} call=${call} /></td>
-    <td data-label="Duration">${duration(call.duration_ms)}</td>
+    <td data-label="Duration"><${CallDuration} milliseconds=${call.duration_ms} /></td>
     <td data-label="Ended because"><${Label} kind="disconnection_reason" value=${call.disconnection_reason} /></td>
     ${context === "list"
       ? html`<td data-label="Thread"><${Link} href=${`/threads/${call.thread_id}`} title=${call.thread_id}>Thread<//></td>`

@@ -66,8 +66,7 @@ export function clock(seconds: number): string {
 }
 
 /** A duration in words a person reads at a glance: "42 s", "3 min 5 s". */
-export function duration(milliseconds: number | null): string {
-  if (milliseconds === null) return "—";
+export function duration(milliseconds: number): string {
   const seconds = Math.round(milliseconds / 1000);
   return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
@@ -90,4 +89,14 @@ export function sinceText(iso: string, now = Date.now()): string {
 /** A value the interface has as null, in words, with the raw null in the tooltip. */
 export function Unknown() {
   return html`<span class="label" title="null">Unknown</span>`;
+}
+
+/** A call's duration, or "Unknown" while the record has none (before the call has ended). */
+export function CallDuration({ milliseconds }: { milliseconds: number | null }) {
+  return milliseconds === null ? html`<${Unknown} />` : html`${duration(milliseconds)}`;
+}
+
+/** An ISO 8601 time as the reader's local date and time, or "Unknown" for null. */
+export function When({ iso }: { iso: string | null }) {
+  return iso === null ? html`<${Unknown} />` : html`<time datetime=${iso}>${new Date(iso).toLocaleString()}</time>`;
 }
