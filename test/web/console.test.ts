@@ -529,36 +529,6 @@ forEachDatabase("the console in headless Chromium", (h) => {
     }
     await page.getByLabel("Project", { exact: true }).fill("support");
     await page.getByRole("button", { name: "Run simulation" }).click();
-    // Simulations are built on another branch: until it is merged this server answers 501, and the page says so.
-    await page.locator(".error, .verdict").first().waitFor();
-    if (await page.locator(".error").count()) {
-      assert.match(await page.locator(".error").innerText(), /501/);
-      // Meanwhile the screen is checked against the response shape decisions.md fixes ("Simulation"), answered here
-      // by the browser's request interception instead of the server.
-      await page.route("**/chat", (route) =>
-        route.fulfill({
-          contentType: "application/json",
-          body: JSON.stringify({
-            message: "We are open from 9 to 5 on weekdays.",
-            extras: {
-              user_message_id: null, conversation_id: null, reply_message_id: null,
-              simulation: {
-                id: "sim-1", thread_id: null, stop_reason: "max_turns",
-                turns: [
-                  { role: "user", message: "Hi, I have a question.", source: "message" },
-                  { role: "assistant", message: "Welcome to Acme!", source: "agent" },
-                  { role: "user", message: "When are you open?", source: "simulated" },
-                  { role: "assistant", message: "We are open from 9 to 5 on weekdays.", source: "agent" },
-                ],
-                evaluation: { verdict: "pass", score: 0.9, judge: "heuristic", criteria: [{ key: "task_completion", passed: true, score: 1, reasoning: "The question was answered." }] },
-              },
-            },
-          }),
-        }),
-      );
-      await Promise.all([page.waitForResponse("**/chat"), page.getByRole("button", { name: "Run simulation" }).click()]);
-      await page.unroute("**/chat");
-    }
     await page.locator(".verdict").waitFor();
     assert.ok((await page.locator("main .messages .message").count()) >= 2);
     assert.match(await page.locator(".verdict").innerText(), /^(PASS|FAIL) · score \d\.\d\d · judge: \w+$/);
@@ -569,6 +539,10 @@ forEachDatabase("the console in headless Chromium", (h) => {
     assert.doesNotMatch(await stopReason.innerText(), /_/);
     assert.match((await stopReason.getAttribute("title")) ?? "", /^(max_turns|user_ended|agent_ended)$/);
     assert.equal(await page.locator(".label[title=task_completion]").innerText(), "Task completed");
+    // The topic was left empty: the evaluation says so, rather than calling the first message the topic.
+    const onTopic = page.locator("tr", { has: page.locator(".label[title=stays_on_topic]") });
+    assert.match(await onTopic.innerText(), /the opening message \("Hi, I have a question\."; no topic was given\)/);
+    assert.doesNotMatch(await onTopic.innerText(), /the topic \(/);
     await shoot("07-simulate");
   });
 
