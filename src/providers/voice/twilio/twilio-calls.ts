@@ -85,6 +85,11 @@ export class TwilioCalls {
    * hears busy. A webhook delivered again for a call already answered gets the same TwiML.
    */
   async inbound(params: Record<string, string>, signature: string, url: string): Promise<string> {
+    const base = this.deps.publicBaseUrl;
+    if (!base) {
+      this.deps.log.error("a Twilio call came in, but PUBLIC_BASE_URL is not set: Twilio could not reach its media stream");
+      return rejectTwiml();
+    }
     const lines = await this.deps.carriers.linesFor("twilio", params["To"] ?? "");
     if (lines.length === 0) return rejectTwiml();
     const signed = lines.filter(
@@ -95,10 +100,11 @@ export class TwilioCalls {
     const callSid = params["CallSid"] ?? "";
     if (!callSidPattern.test(callSid)) return rejectTwiml();
     const known = await this.deps.carriers.callByVendorId("twilio", callSid);
-    if (known) return known.organization_id === line.organizationId && known.status === "ongoing" ? this.connectTwiml(known.id) : rejectTwiml();
+    const connect = (callId: string) => connectStreamTwiml(mediaStreamUrl(base, callId), this.deps.mediaToken(callId));
+    if (known) return known.organization_id === line.organizationId && known.status === "ongoing" ? connect(known.id) : rejectTwiml();
     const answer = await this.deps.carriers.answer(line, { fromNumber: params["From"] ?? "", toNumber: params["To"] ?? "", vendorCallId: callSid });
     if ("refused" in answer) return rejectTwiml(answer.refused === "busy");
-    return this.connectTwiml(answer.call.id);
+    return connect(answer.call.id);
   }
 
   /** Applies a status callback; throws ForbiddenError for one that cannot be authenticated. */
@@ -129,12 +135,6 @@ export class TwilioCalls {
   /** The port the media stream uses to authenticate itself and reach its call. */
   mediaPort(): TwilioMediaPort {
     return { begin: (callId, token, callSid) => this.beginMedia(callId, token, callSid) };
-  }
-
-  /** The TwiML that connects an answered call to its media stream. */
-  private connectTwiml(callId: string): string {
-    if (!this.deps.publicBaseUrl) throw new Error("PUBLIC_BASE_URL is not set: Twilio could not reach this server");
-    return connectStreamTwiml(mediaStreamUrl(this.deps.publicBaseUrl, callId), this.deps.mediaToken(callId));
   }
 
   private async beginMedia(callId: string, token: string, callSid: string): Promise<TwilioMediaCall | undefined> {
