@@ -184,8 +184,8 @@ export class CallService {
    */
   async linesFor(provider: string, number: string): Promise<InboundLine[]> {
     const lines: InboundLine[] = [];
+    const digits = number.replace(/\D/g, "");
     for (const resolved of await this.deps.projects.findByPhoneNumber(provider, number)) {
-      const digits = number.replace(/\D/g, "");
       const account = resolved.config.voice.accounts.find((candidate) => candidate.phone_numbers.some((phone) => phone.replace(/\D/g, "") === digits));
       if (!account) continue;
       lines.push({
