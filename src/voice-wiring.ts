@@ -190,7 +190,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     secretBox: new SecretBox(deps.secrets.encryptionKey),
   });
   const carriers = new CallCarriers({ calls: callsStore, vendor: vendorStore, lifecycle, events: new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks }), service: calls });
-  const twilio = new TwilioCalls({ carriers, speech: speechCalls, mediaToken, log });
+  const twilio = new TwilioCalls({ carriers, publicBaseUrl, speech: speechCalls, mediaToken, log });
   const retell = new RetellCalls({ carriers, log, socketGraceMs: settings.vendorSocketGraceMs });
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,

@@ -34,10 +34,10 @@ const rawBody = (request: FastifyRequest) => (typeof request.body === "string" ?
 const webhook = { tags: ["voice"], hidden: true, responses: { 204: Type.Null() } };
 
 /**
- * What telephony vendors call: Retell's webhook and Custom LLM socket, Twilio's status callback and media stream.
- * None carries a Parley credential: each is authenticated by the vendor's own means (a signature over the raw body,
- * an unguessable call id, a token Parley put in the call's TwiML), and refused when that fails. Bodies are kept raw
- * in this plugin, since a signature covers the bytes as sent. The sockets are served by the WebSocket plugin of
+ * What telephony vendors call: Retell's webhook and Custom LLM socket, Twilio's voice webhook, status callbacks and
+ * media stream. None carries a Parley credential: each is authenticated by the vendor's own means (a signature over
+ * the raw body, an unguessable call id, a token Parley put in the call's TwiML), and refused when that fails. Bodies
+ * are kept raw in this plugin, since a signature covers the bytes as sent. The sockets are served by the WebSocket plugin of
  * `socket-routes.ts`, which registers this one: their frames have the limit of every Parley socket.
  */
 export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOptions): FastifyPluginAsync {
@@ -71,6 +71,40 @@ export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOp
         handler: async ({ params, request, signature }) => {
           const form = Object.fromEntries(new URLSearchParams(rawBody(request)));
           await options.twilio.status(params.call_id, form, signature, `${options.publicBaseUrl ?? ""}${request.url}`);
+        },
+      }),
+      checks,
+    );
+
+    registerRoute(
+      app,
+      defineRoute({
+        ...webhook,
+        method: "POST",
+        url: "/voice/twilio/status",
+        summary: "Twilio's status callbacks of a number's calls (its \"call status changes\" webhook)",
+        access: { vendorSignature: "twilio" },
+        handler: async ({ request, signature }) => {
+          await options.twilio.numberStatus(Object.fromEntries(new URLSearchParams(rawBody(request))), signature, `${options.publicBaseUrl ?? ""}${request.url}`);
+        },
+      }),
+      checks,
+    );
+
+    registerRoute(
+      app,
+      defineRoute({
+        ...webhook,
+        method: "POST",
+        url: "/voice/twilio/inbound",
+        summary: "Twilio's voice webhook: a call to one of the projects' numbers, answered with TwiML",
+        access: { vendorSignature: "twilio" },
+        responses: { 200: Type.String({ description: "TwiML: <Connect><Stream> to answer, <Reject/> to refuse" }) },
+        raw: true,
+        handler: async ({ request, reply, signature }) => {
+          const form = Object.fromEntries(new URLSearchParams(rawBody(request)));
+          const twiml = await options.twilio.inbound(form, signature, `${options.publicBaseUrl ?? ""}${request.url}`);
+          return reply.type("text/xml").send(twiml);
         },
       }),
       checks,

@@ -86,6 +86,26 @@ export class CallsStore implements CallsRepository {
     return row;
   }
 
+  async answer(id: string, tx: Queryable): Promise<CallRecord | undefined> {
+    const [row] = await tx.query<CallRecord>(
+      `UPDATE calls c SET status = 'ongoing', started_at = clock_timestamp(), owner = NULL, heartbeat_at = now()
+        WHERE c.id = $1 AND c.status = 'queued' RETURNING ${columns}`,
+      [id],
+    );
+    return row;
+  }
+
+  async carry(id: string, owner: string): Promise<CallRecord | undefined> {
+    // An answered call awaiting its media is the only ongoing call with a heartbeat and no owner.
+    const [row] = await this.db.query<CallRecord>(
+      `UPDATE calls c SET owner = $2, heartbeat_at = now(), started_at = clock_timestamp()
+        WHERE c.id = $1 AND c.status = 'ongoing' AND c.owner IS NULL AND c.heartbeat_at IS NOT NULL AND c.ending_reason IS NULL
+        RETURNING ${columns}`,
+      [id, owner],
+    );
+    return row;
+  }
+
   async setConversation(id: string, conversationId: number, tx: Queryable): Promise<void> {
     await tx.query("UPDATE calls SET conversation_id = $2 WHERE id = $1", [id, conversationId]);
   }

@@ -67,6 +67,18 @@ export class ProjectsStore {
     return row;
   }
 
+  async findByPhoneNumber(provider: string, digits: string): Promise<ProjectRecord[]> {
+    return this.db.query<ProjectRecord>(
+      `SELECT p.id, p.organization_id, p.name, p.current_config_version_id, p.created_at FROM projects p JOIN project_config_versions v ON v.id = p.current_config_version_id
+        WHERE v.config->'voice'->>'provider' = $1
+          AND EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(v.config->'voice'->'accounts', '[]'::jsonb)) account,
+                             jsonb_array_elements_text(coalesce(account->'phone_numbers', '[]'::jsonb)) phone
+                       WHERE regexp_replace(phone, '[^0-9]', '', 'g') = $2)
+        ORDER BY p.created_at, p.id`,
+      [provider, digits],
+    );
+  }
+
   async listVersionIds(projectId: string): Promise<{ id: string; version: number; created_at: Date }[]> {
     return this.db.query(
       "SELECT id, version, created_at FROM project_config_versions WHERE project_id = $1 ORDER BY version",

@@ -187,6 +187,8 @@ const samples: Record<string, Sample> = {
   // Vendors' callbacks carry no Parley credential: each is refused (401/403) unless signed with the project's vendor key.
   "POST /voice/retell/webhook": {},
   "POST /voice/twilio/status/:call_id": { ids: (w) => ({ call_id: w.callId }) },
+  "POST /voice/twilio/status": {},
+  "POST /voice/twilio/inbound": {},
   "GET /voice/retell/llm/:retell_call_id": { ids: () => ({ retell_call_id: "call_0123456789abcdef0123456789" }), socket: true, inBand: true },
   "GET /voice/twilio/media/:call_id": { ids: (w) => ({ call_id: w.callId }), socket: true, inBand: true },
   "GET /recordings/:file": { ids: (w) => ({ file: `${w.callId}.wav` }), query: () => [["expires", "4102444800"], ["signature", "0".repeat(64)]] },

@@ -94,7 +94,7 @@ forEachDatabase("thread tokens on every endpoint", (h) => {
     assert.deepEqual(guards("public"), ["GET /healthz", "GET /metrics", "GET /openapi.json", "GET /readyz", "GET /widget.js"]);
     assert.deepEqual(guards("signedUrl"), ["GET /recordings/:file"]);
     assert.deepEqual(guards("joinToken"), ["GET /calls/:call_id/ws"]);
-    assert.deepEqual(guards("vendorSignature"), ["POST /voice/retell/webhook", "POST /voice/twilio/status/:call_id"]);
+    assert.deepEqual(guards("vendorSignature"), ["POST /voice/retell/webhook", "POST /voice/twilio/inbound", "POST /voice/twilio/status", "POST /voice/twilio/status/:call_id"]);
     assert.deepEqual(guards("vendorStream"), ["GET /voice/retell/llm/:retell_call_id", "GET /voice/twilio/media/:call_id"]);
   });
 

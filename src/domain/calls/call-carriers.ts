@@ -1,4 +1,4 @@
-import type { CallEvent, CarrierCall, CarrierPort, ProviderCall, TranscriptItem } from "./ports.js";
+import type { CallEvent, CarrierCall, CarrierPort, InboundAnswer, InboundCaller, InboundLine, ProviderCall, TranscriptItem } from "./ports.js";
 import type { CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
@@ -42,6 +42,18 @@ export class CallCarriers implements CarrierPort {
 
   connect(callId: string): Promise<boolean> {
     return this.deps.lifecycle.connected(callId);
+  }
+
+  linesFor(provider: string, number: string): Promise<InboundLine[]> {
+    return this.deps.service.linesFor(provider, number);
+  }
+
+  answer(line: InboundLine, caller: InboundCaller): Promise<InboundAnswer> {
+    return this.deps.service.answerVendorCaller(line, caller);
+  }
+
+  carry(callId: string): Promise<boolean> {
+    return this.deps.lifecycle.carry(callId);
   }
 
   async end(callId: string, reason: DisconnectionReason): Promise<void> {

@@ -77,13 +77,33 @@ export class CallLifecycle implements CallEventSink {
     if (call && call.status !== "queued" && startedAt) await this.applyVendorTimes(callId, { startedAt });
     if (!call || call.status !== "queued") return false;
     const owner = this.options.capabilities(call.provider).carries === "vendor" ? null : this.options.owner;
+    return this.open(call, (tx) => this.stores.calls.connect(callId, owner, tx, startedAt));
+  }
+
+  /**
+   * An inbound call that a vendor brought, answered before its media reaches Parley (a Twilio stream): `ongoing` at
+   * once, in a new conversation, and carried by whichever instance its media reaches (see CallsRepository.carry).
+   */
+  async answered(callId: string): Promise<boolean> {
+    const call = await this.stores.calls.findById(callId);
+    if (call?.status !== "queued") return false;
+    return this.open(call, (tx) => this.stores.calls.answer(callId, tx));
+  }
+
+  /** The call's media reached this instance, which carries the call from now on; false when it is over or carried already. */
+  async carry(callId: string): Promise<boolean> {
+    return (await this.stores.calls.carry(callId, this.options.owner)) !== undefined;
+  }
+
+  /** queued → ongoing by `start`, with the call's new conversation, under the thread's lock. */
+  private open(call: CallRecord, start: (tx: Queryable) => Promise<CallRecord | undefined>): Promise<boolean> {
     return this.track(
       this.locks.withLock(call.thread_id, () =>
         this.stores.db.transaction(async (tx) => {
-          const started = await this.stores.calls.connect(callId, owner, tx, startedAt);
+          const started = await start(tx);
           if (!started) return false;
           const { conversationId } = await this.stores.conversations.current(started.thread_id, started.project_id, true, tx);
-          await this.stores.calls.setConversation(callId, conversationId, tx);
+          await this.stores.calls.setConversation(call.id, conversationId, tx);
           await this.publishUpdate({ ...started, conversation_id: conversationId }, tx);
           return true;
         }),

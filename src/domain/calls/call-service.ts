@@ -1,6 +1,19 @@
 import type { Logger } from "pino";
 import type { ValidationIssue } from "../shared/validation-issue.js";
-import type { CapabilitiesOf, CarrierCall, PlacedCall, ProviderCall, SimulatedCallerHost, VoiceProvider, WebCallClient, WebCallConnection, WebCallHost } from "./ports.js";
+import type {
+  CapabilitiesOf,
+  CarrierCall,
+  InboundAnswer,
+  InboundCaller,
+  InboundLine,
+  PlacedCall,
+  ProviderCall,
+  SimulatedCallerHost,
+  VoiceProvider,
+  WebCallClient,
+  WebCallConnection,
+  WebCallHost,
+} from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
 import type { DisconnectionReason } from "./call-states.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
@@ -156,27 +169,83 @@ export class CallService {
     if (!inbound.enabled) throw valueError(["body", "project_id"], "the project does not answer calls: set voice.inbound.enabled in its configuration", input.projectId);
     const account = resolved.config.voice.accounts.find((candidate) => candidate.phone_numbers.length > 0);
     if (!account) throw valueError(["body", "project_id"], "the project has no voice provider account with a phone number", input.projectId);
-    const thread = await this.deps.threads.findOrCreateByAlias(organizationId, fromNumber, resolved.project.id);
-    const inserted = await this.deps.calls.insert({
-      ...newCallOf(organizationId, thread.id, resolved),
-      provider: "simulated",
-      callType: "phone_call",
-      direction: "inbound",
-      status: "queued",
-      fromNumber,
-      toNumber: account.phone_numbers[0]!,
-      voiceProviderAccountId: account.id,
-      scheduledFor: null,
-      owner: this.deps.owner,
-      appointmentOpeningId: null,
-      verificationCodeSealed: null,
-    });
+    const inserted = await this.insertInbound(resolved, { provider: "simulated", fromNumber, toNumber: account.phone_numbers[0]!, accountId: account.id, owner: this.deps.owner });
     if (!inserted) throw new ConflictError("The caller's thread already has an active phone call");
     if (!(await this.deps.lifecycle.connected(inserted.id))) throw new ConflictError("The call ended before it was answered");
     const call = (await this.deps.calls.findById(inserted.id)) ?? inserted;
-    const request = await this.agentFor(call, 0, await this.earlierHistory(call));
+    const request = await this.agentFor(call);
     await this.deps.provider.playSimulatedCaller({ ...request, fromNumber, toNumber: call.to_number ?? "", greeting: inbound.greeting });
     return inboundCallView(call);
+  }
+
+  /**
+   * The projects that hold `number` on the vendor `provider`, across organizations: the dialed number says whose call
+   * it is, and the vendor's carrier checks the request against each one's credentials before anything is made.
+   */
+  async linesFor(provider: string, number: string): Promise<InboundLine[]> {
+    const lines: InboundLine[] = [];
+    const digits = number.replace(/\D/g, "");
+    for (const resolved of await this.deps.projects.findByPhoneNumber(provider, number)) {
+      const account = resolved.config.voice.accounts.find((candidate) => candidate.phone_numbers.some((phone) => phone.replace(/\D/g, "") === digits));
+      if (!account) continue;
+      lines.push({
+        organizationId: resolved.project.organization_id,
+        projectId: resolved.project.id,
+        accountId: account.id,
+        config: resolved.config,
+        secrets: resolved.secrets,
+        answers: inboundSettingsOf(resolved.config).enabled,
+      });
+    }
+    return lines;
+  }
+
+  /**
+   * A vendor's caller, authenticated by its carrier against `line` (decisions.md, Inbound calls): answered as the
+   * simulated caller is, on the thread whose alias is the caller's number, in the line's organization and project
+   * only. A call the vendor carries connects at once; one whose media comes to Parley (Twilio's stream) is answered
+   * and waits for it, carried by no instance until then.
+   */
+  async answerVendorCaller(line: InboundLine, caller: InboundCaller): Promise<InboundAnswer> {
+    if (!line.answers) return { refused: "declined" };
+    let fromNumber: string;
+    try {
+      fromNumber = normalizeCallee(caller.fromNumber);
+    } catch (error) {
+      if (error instanceof RequestValidationError) return { refused: "declined" };
+      throw error;
+    }
+    const resolved = await this.deps.projects.resolveById(line.organizationId, line.projectId);
+    const provider = resolved.config.voice.provider;
+    const inserted = await this.insertInbound(resolved, { provider, fromNumber, toNumber: caller.toNumber, accountId: line.accountId, owner: null });
+    if (!inserted) return { refused: "busy" };
+    await this.deps.vendor.bind(inserted.id, provider, caller.vendorCallId);
+    const answered = this.carriedByVendor(provider) ? await this.deps.lifecycle.connected(inserted.id, caller.startedAt) : await this.deps.lifecycle.answered(inserted.id);
+    if (!answered) return { refused: "busy" };
+    return { call: (await this.deps.calls.findById(inserted.id)) ?? inserted };
+  }
+
+  /** An inbound call, `queued` for the moment before it is answered (unannounced): on the caller's thread, by its alias. */
+  private async insertInbound(
+    resolved: ResolvedProject,
+    line: { provider: string; fromNumber: string; toNumber: string; accountId: string; owner: string | null },
+  ): Promise<CallRecord | undefined> {
+    const organizationId = resolved.project.organization_id;
+    const thread = await this.deps.threads.findOrCreateByAlias(organizationId, line.fromNumber, resolved.project.id);
+    return this.deps.calls.insert({
+      ...newCallOf(organizationId, thread.id, resolved),
+      provider: line.provider,
+      callType: "phone_call",
+      direction: "inbound",
+      status: "queued",
+      fromNumber: line.fromNumber,
+      toNumber: line.toNumber,
+      voiceProviderAccountId: line.accountId,
+      scheduledFor: null,
+      owner: line.owner,
+      appointmentOpeningId: null,
+      verificationCodeSealed: null,
+    });
   }
 
   /** Cancels the thread's scheduled or queued phone call, or stops its ongoing one. */
@@ -358,10 +427,11 @@ export class CallService {
 
   /**
    * The call as a provider sees it, with the agent session that answers for the thread's project; `recorded`
-   * utterances of the transcript the provider will feed it are in the thread's history already. `history` goes
-   * before the call's own transcript (an inbound caller's earlier conversations).
+   * utterances of the transcript the provider will feed it are in the thread's history already. An inbound caller's
+   * earlier conversations go before the call's own transcript.
    */
-  async agentFor(call: CarrierCall, recorded = 0, history: PromptHistory = []): Promise<ProviderCall> {
+  async agentFor(call: CarrierCall, recorded = 0): Promise<ProviderCall> {
+    const history = await this.earlierHistory(call);
     const resolved = await this.resolveVersion(call);
     const thread = await this.deps.threads.get(call.organization_id, call.thread_id);
     const agent = resolved.config.agent;
@@ -384,10 +454,11 @@ export class CallService {
    * An inbound caller continues the thread (decisions.md): the agent sees the latest messages of the thread's earlier
    * conversations, oldest first, before the call's own transcript.
    */
-  private async earlierHistory(call: CallRecord): Promise<PromptHistory> {
+  private async earlierHistory(call: CarrierCall): Promise<PromptHistory> {
+    if (call.direction !== "inbound" || call.conversation_id === null) return [];
     const { config } = await this.resolveVersion(call);
     const limit = config.agent.max_history_messages;
-    if (call.direction !== "inbound" || call.conversation_id === null || limit <= 0) return [];
+    if (limit <= 0) return [];
     const conversationId = call.conversation_id;
     const latest = await this.deps.messages.olderThanOrAt(call.thread_id, null, limit * 2);
     return latest

@@ -112,6 +112,16 @@ export interface CallsRepository {
    * owner here (null). `startedAt` is the vendor's own start time, when it reports one.
    */
   connect(id: string, owner: string | null, tx: Queryable, startedAt?: Date): Promise<CallRecord | undefined>;
+  /**
+   * queued → ongoing for an inbound call answered before its media reaches Parley: carried by no instance until one
+   * takes it (`carry`), its heartbeat set once, so that a call whose media never comes is swept as lost when stale.
+   */
+  answer(id: string, tx: Queryable): Promise<CallRecord | undefined>;
+  /**
+   * The media of an answered call reached the instance `owner`, which carries the call from now; the call starts now,
+   * so that it lasts as long as its recording. Undefined when the call is over or carried already.
+   */
+  carry(id: string, owner: string): Promise<CallRecord | undefined>;
   setConversation(id: string, conversationId: number, tx: Queryable): Promise<void>;
   /**
    * Notes that an ongoing call is to end, for the first reason given, and tells the instance carrying its audio (on

@@ -70,8 +70,54 @@ export interface CallMedia {
 /** A call as carriers see it: enough to name it, check its credentials and tell its state. */
 export type CarrierCall = Pick<
   CallRecord,
-  "id" | "organization_id" | "thread_id" | "project_id" | "config_version_id" | "call_type" | "status" | "provider" | "provider_call_id" | "conversation_id" | "appointment_opening_id" | "verification_code_sealed"
+  | "id"
+  | "organization_id"
+  | "thread_id"
+  | "project_id"
+  | "config_version_id"
+  | "call_type"
+  | "direction"
+  | "status"
+  | "provider"
+  | "provider_call_id"
+  | "conversation_id"
+  | "appointment_opening_id"
+  | "verification_code_sealed"
 >;
+
+/**
+ * A project that holds the number a vendor's caller dialed, with the credentials of its current version: the carrier
+ * checks the vendor's request against them before anything is created (the number is looked up across
+ * organizations, so only a request signed with the project's own key reaches it).
+ */
+export interface InboundLine {
+  organizationId: string;
+  projectId: string;
+  /** The voice account whose phone numbers hold the dialed number. */
+  accountId: string;
+  config: ProjectConfig;
+  secrets: ProjectSecrets;
+  /** Whether the project answers calls (`voice.inbound.enabled`). */
+  answers: boolean;
+}
+
+/** A caller a vendor brings to one of a project's numbers, in the vendor's words mapped to Parley's. */
+export interface InboundCaller {
+  /** The caller's number as the vendor gives it; the thread's alias once in E.164. */
+  fromNumber: string;
+  /** The project's number that was dialed. */
+  toNumber: string;
+  /** The vendor's id for the call (Twilio's CallSid, Retell's call_id). */
+  vendorCallId: string;
+  /** The vendor's own start time, when it says. */
+  startedAt?: Date;
+}
+
+/**
+ * How Parley answered a vendor's caller: the call, or why none was made (`declined`: the project does not answer calls
+ * or the caller's number is not a phone number; `busy`: the caller's thread already has a call on the line).
+ */
+export type InboundAnswer = { call: CarrierCall } | { refused: "declined" | "busy" };
 
 /*
  * The ports of calls: what the domain asks of voice providers (VoiceProvider and its capabilities, the web-call
@@ -122,6 +168,16 @@ export interface CarrierPort {
   apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void>;
   /** Makes a queued call ongoing; false when it can no longer start. */
   connect(callId: string): Promise<boolean>;
+  /** The projects that hold `number` on the vendor `provider`, for the carrier to authenticate a caller's request against. */
+  linesFor(provider: string, number: string): Promise<InboundLine[]>;
+  /**
+   * Answers a caller on `line`, on the caller's thread (found by its alias or created with it), in a new
+   * conversation: the call is `ongoing` at once. A call whose media comes to Parley later is carried by no instance
+   * until `carry`.
+   */
+  answer(line: InboundLine, caller: InboundCaller): Promise<InboundAnswer>;
+  /** An answered call's media reached this instance, which carries the call from now; false when it is over or carried already. */
+  carry(callId: string): Promise<boolean>;
   /** Parley ends the call for a reason of its own (its maximum length, a stage that failed). */
   end(callId: string, reason: DisconnectionReason): Promise<void>;
   /** The call's agent and configuration; `recorded` utterances of it are in the thread's history already. */

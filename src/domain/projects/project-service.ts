@@ -151,6 +151,17 @@ export class ProjectService {
     return this.resolve(project, configVersionId);
   }
 
+  /**
+   * The projects, of any organization, that hold `number` in their voice accounts and whose voice provider is
+   * `provider`, each with its current version: the number a vendor's caller dialed says whose call it is, and the
+   * vendor's request is then checked against each one's credentials.
+   */
+  async findByPhoneNumber(provider: string, number: string): Promise<ResolvedProject[]> {
+    const digits = number.replace(/\D/g, "");
+    if (digits === "") return [];
+    return Promise.all((await this.store.findByPhoneNumber(provider, digits)).map((project) => this.resolve(project)));
+  }
+
   /** The project's current version, or the version asked for (not found when it is not one of this project's). */
   async resolve(project: ProjectRecord, configVersionId?: string): Promise<ResolvedProject> {
     const versionId = configVersionId ?? project.current_config_version_id;

@@ -38,6 +38,11 @@ export interface ProjectsRepository {
   findById(id: string, organizationId?: string): Promise<ProjectRecord | undefined>;
   findByName(organizationId: string, name: string): Promise<ProjectRecord | undefined>;
   findVersion(projectId: string, versionId: string): Promise<ConfigVersionRecord | undefined>;
+  /**
+   * The projects, of every organization, whose current version has `provider` as its voice provider and a voice
+   * account with the phone number whose digits are `digits`, oldest first: whose number a vendor's caller dialed.
+   */
+  findByPhoneNumber(provider: string, digits: string): Promise<ProjectRecord[]>;
   listVersionIds(projectId: string): Promise<{
     id: string;
     version: number;

@@ -4,6 +4,8 @@
  *   update one), form bodies with Basic auth, recording every form it received;
  * - status callbacks signed as Twilio signs them (`X-Twilio-Signature`, made by the `twilio` package's own
  *   getExpectedTwilioSignature);
+ * - a number's voice webhook, called as Twilio calls it when someone dials the number (`ringNumber`): the form of an
+ *   incoming call, signed the same way, and the TwiML it is answered with;
  * - the Twilio side of a bidirectional media stream (`TwilioStream`): `connected`, `start` with the TwiML's
  *   parameters, `media` (μ-law 8 kHz) and `stop`, playing what Parley sends back in real time, echoing its marks
  *   when played and obeying `clear`.
@@ -83,6 +85,46 @@ export async function startFakeTwilio(accountSid: string, authToken: string): Pr
 /** A status callback's form as Twilio posts it, and its signature over the callback URL and parameters. */
 export function signedStatus(authToken: string, callbackUrl: string, params: Record<string, string>): { body: string; signature: string } {
   return { body: new URLSearchParams(params).toString(), signature: getExpectedTwilioSignature(authToken, callbackUrl, params) };
+}
+
+/** A call to one of a Twilio account's numbers, as its voice webhook describes it. */
+export interface IncomingCall {
+  accountSid: string;
+  callSid: string;
+  from: string;
+  to: string;
+}
+
+/** The form Twilio posts to a number's voice webhook for an incoming call (Twilio's "TwiML voice request" parameters). */
+export function incomingCallForm(call: IncomingCall): Record<string, string> {
+  return {
+    AccountSid: call.accountSid,
+    ApiVersion: "2010-04-01",
+    CallSid: call.callSid,
+    CallStatus: "ringing",
+    Called: call.to,
+    Caller: call.from,
+    Direction: "inbound",
+    From: call.from,
+    FromCountry: "US",
+    To: call.to,
+    ToCountry: "US",
+  };
+}
+
+/**
+ * Twilio calling a number's voice webhook when someone dials the number: the form of the incoming call, signed with
+ * `authToken` over `webhookUrl` (the URL configured on the number, which the signature covers), posted for real to
+ * `postTo` (the server's own address). The answer's status, content type and body (TwiML when 200).
+ */
+export async function ringNumber(postTo: string, webhookUrl: string, authToken: string, call: IncomingCall, signature?: string): Promise<{ status: number; contentType: string; body: string }> {
+  const params = incomingCallForm(call);
+  const response = await fetch(postTo, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-twilio-signature": signature ?? getExpectedTwilioSignature(authToken, webhookUrl, params) },
+    body: new URLSearchParams(params).toString(),
+  });
+  return { status: response.status, contentType: response.headers.get("content-type") ?? "", body: await response.text() };
 }
 
 /** The `<Stream url>` and its `token` parameter from a call's TwiML. */

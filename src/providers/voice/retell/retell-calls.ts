@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { endableStatusesFor } from "../../../domain/calls/call-states.js";
-import type { CallEvent, CarrierCall, CarrierPort } from "../../../domain/calls/ports.js";
+import type { CallEvent, CarrierCall, CarrierPort, InboundLine } from "../../../domain/calls/ports.js";
+import { inboundSettingsOf } from "../../../domain/projects/project-config.js";
 import { UnauthenticatedError } from "../../../domain/shared/errors.js";
 import type { RetellLlmCall } from "./retell-llm-session.js";
 import { disconnectionReasonOf, parseWebhook, type RetellCallObject } from "./retell-payloads.js";
@@ -65,14 +66,17 @@ export class RetellCalls {
     const history = await carriers.history(call);
     const { agent, config } = await carriers.agentFor(call, history.length);
     const callId = call.id;
+    const inbound = call.direction === "inbound" ? inboundSettingsOf(config) : undefined;
     return {
       callId,
       agent,
       history,
+      // The agent greets an inbound caller first; a socket Retell reconnects mid-call picks up instead.
+      ...(inbound && history.length === 0 ? { greeting: inbound.greeting } : {}),
       connect: async () => (await carriers.connect(callId)) || (await carriers.call(callId))?.status === "ongoing",
       closesConversation: (reply) => carriers.closesConversation(reply),
       expire: () => carriers.end(callId, "max_duration_reached"),
-      maxCallSeconds: config.voice.max_call_seconds,
+      maxCallSeconds: inbound?.max_call_seconds ?? config.voice.max_call_seconds,
       log: this.deps.log,
     };
   }
@@ -81,11 +85,35 @@ export class RetellCalls {
   async webhook(rawBody: string, signature: string | undefined): Promise<void> {
     const hook = parseWebhook(rawBody);
     const call = hook ? await this.callOf(hook.call) : undefined;
+    if (hook && !call && signature && hook.event === "call_started" && hook.call.direction === "inbound") return this.answer(hook.call, rawBody, signature);
     if (!hook || !call || !signature) throw new UnauthenticatedError("Invalid signature");
     const { secrets } = await this.deps.carriers.version(call);
     if (!secrets.retellApiKey || !(await verifyRetellSignature(rawBody, secrets.retellApiKey, signature))) throw new UnauthenticatedError("Invalid signature");
     await this.deps.carriers.bind(call.id, "retell", hook.call.callId);
     await this.deps.carriers.apply(call, webhookEvents(hook.event, hook.call, createHash("sha256").update(rawBody).digest("hex")));
+  }
+
+  /**
+   * A call to one of the projects' numbers, announced by `call_started`: the `to_number` says whose call it is, across
+   * organizations, and the webhook must be signed with the API key of a project that holds it (UnauthenticatedError
+   * otherwise). The call is made in that project when it answers calls and its agent is the one Retell names;
+   * otherwise nothing is recorded, and the call's Custom LLM socket is refused.
+   */
+  private async answer(retell: RetellCallObject, rawBody: string, signature: string): Promise<void> {
+    const signed: InboundLine[] = [];
+    for (const line of await this.deps.carriers.linesFor("retell", retell.toNumber ?? "")) {
+      if (line.secrets.retellApiKey && (await verifyRetellSignature(rawBody, line.secrets.retellApiKey, signature))) signed.push(line);
+    }
+    if (signed.length === 0) throw new UnauthenticatedError("Invalid signature");
+    const line = signed.find((candidate) => candidate.answers && (retell.agentId === undefined || candidate.config.voice.retell.agent_id === retell.agentId));
+    if (!line) return;
+    const answer = await this.deps.carriers.answer(line, {
+      fromNumber: retell.fromNumber ?? "",
+      toNumber: retell.toNumber ?? "",
+      vendorCallId: retell.callId,
+      ...(retell.startedAt ? { startedAt: retell.startedAt } : {}),
+    });
+    if ("refused" in answer) this.deps.log.info({ retellCallId: retell.callId, refused: answer.refused }, "an inbound Retell call was not answered");
   }
 
   /** By Retell's call id; else by the Parley id placed in its metadata, for a webhook that outran create-phone-call's answer. */

@@ -15,6 +15,8 @@ export interface RetellLlmCall {
   agent: VoiceAgent;
   /** What of the call is in the thread's history already: Retell reconnects a socket mid-call (`auto_reconnect`). */
   history: TranscriptItem[];
+  /** What the agent says first, as Retell's begin message (an inbound caller's greeting); the callee speaks first without one. */
+  greeting?: string;
   /** Makes the call ongoing if it is not yet (Retell's webhook may come later); false once the call is over. */
   connect(): Promise<boolean>;
   /** Whether the agent's reply closes the conversation: Retell is then told to hang up (`end_call`). */
@@ -63,10 +65,11 @@ export function parseRetellRequest(text: string): RetellRequest | string {
 
 /**
  * Parley's side of Retell's Custom LLM WebSocket for one call (docs.retellai.com, "LLM WebSocket"). It opens with a
- * `config` frame and an empty begin message (response_id 0: the callee speaks first, as on any outbound call), answers
- * `ping_pong`, and answers each `response_required` / `reminder_required` with the agent's reply streamed as
- * `response` frames, the last one `content_complete: true` whatever happened (a model that fails still ends its
- * turn, so that Retell never waits in silence). A newer `response_id` makes the one in progress stale: it is
+ * `config` frame and a begin message (response_id 0): empty on an outbound call, whose callee speaks first, and the
+ * greeting on an inbound one, whose caller the agent greets. It answers `ping_pong`, and answers each
+ * `response_required` / `reminder_required` with the agent's reply streamed as `response` frames, the last one
+ * `content_complete: true` whatever happened (a model that fails still ends its turn, so that Retell never waits in
+ * silence). A newer `response_id` makes the one in progress stale: it is
  * aborted and nothing more of it is sent.
  *
  * The agent's own transcript is kept here: Retell's user utterances are appended as they come (by their count,
@@ -93,8 +96,12 @@ export class RetellLlmSession {
   }
 
   start(): void {
+    const greeting = this.call.greeting ?? "";
     this.send({ response_type: "config", config: { auto_reconnect: true, call_details: true } });
-    this.send({ response_type: "response", response_id: 0, content: "", content_complete: true, end_call: false });
+    this.send({ response_type: "response", response_id: 0, content: greeting, content_complete: true, end_call: false });
+    if (greeting === "") return;
+    this.items.push({ role: "agent", content: greeting });
+    void this.call.agent.hear([...this.items]).catch((error: unknown) => this.call.log.warn({ err: error, callId: this.call.callId }, "recording a Retell call's greeting failed"));
   }
 
   receive(text: string): void {

@@ -12,6 +12,12 @@ export interface RetellCallObject {
   /** The call id Parley put in `metadata` when it created the call. */
   parleyCallId: string | undefined;
   callStatus: string | undefined;
+  /** `inbound` for a call to one of the account's numbers, `outbound` for one it placed. */
+  direction: string | undefined;
+  fromNumber: string | undefined;
+  toNumber: string | undefined;
+  /** The Retell agent that carries the call. */
+  agentId: string | undefined;
   startedAt: Date | undefined;
   endedAt: Date | undefined;
   disconnectionReason: string | undefined;
@@ -95,6 +101,10 @@ export function parseCallObject(value: unknown): RetellCallObject | undefined {
     callId,
     parleyCallId: isRecord(metadata) ? text(metadata["parley_call_id"]) : undefined,
     callStatus: text(value["call_status"]),
+    direction: text(value["direction"]),
+    fromNumber: text(value["from_number"]),
+    toNumber: text(value["to_number"]),
+    agentId: text(value["agent_id"]),
     startedAt: instant(value["start_timestamp"]),
     endedAt: instant(value["end_timestamp"]),
     disconnectionReason: text(value["disconnection_reason"]),

@@ -19,12 +19,22 @@ function xmlAttribute(value: string): string {
   return value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-/** The TwiML of an outbound call: connect the answered call to Parley's media WebSocket, authenticated by a token. */
+/** The TwiML of an answered call: connect it to Parley's media WebSocket, authenticated by a token. */
 export function connectStreamTwiml(streamUrl: string, token: string): string {
   return (
     `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${xmlAttribute(streamUrl)}">` +
     `<Parameter name="token" value="${xmlAttribute(token)}"/></Stream></Connect></Response>`
   );
+}
+
+/** The address of a call's media stream, which Twilio is told to open (`<Stream url>`). */
+export function mediaStreamUrl(publicBaseUrl: string, callId: string): string {
+  return `${publicBaseUrl.replace(/^http/, "ws")}/voice/twilio/media/${encodeURIComponent(callId)}`;
+}
+
+/** The TwiML that refuses a call without answering it: the caller hears a busy tone when `busy`, else that nobody answers. */
+export function rejectTwiml(busy = false): string {
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Reject${busy ? ' reason="busy"' : ""}/></Response>`;
 }
 
 /** The TwiML that hands a live call to another number. */
@@ -47,11 +57,10 @@ export class TwilioVoiceProvider implements VoiceProvider {
   async createPhoneCall(request: PhoneCallRequest): Promise<PlacedCall> {
     const base = this.options.publicBaseUrl();
     if (!base) throw new VendorError("PUBLIC_BASE_URL is not set: Twilio could not reach this server");
-    const streamUrl = `${base.replace(/^http/, "ws")}/voice/twilio/media/${encodeURIComponent(request.callId)}`;
     const form = new URLSearchParams({
       To: request.toNumber,
       From: request.fromNumber,
-      Twiml: connectStreamTwiml(streamUrl, this.options.mediaToken(request.callId)),
+      Twiml: connectStreamTwiml(mediaStreamUrl(base, request.callId), this.options.mediaToken(request.callId)),
       StatusCallback: `${base}/voice/twilio/status/${encodeURIComponent(request.callId)}`,
       StatusCallbackMethod: "POST",
     });
