@@ -18,6 +18,7 @@ import { ToolRunner } from "../src/domain/tools/tool-runner.js";
 import { createLlmProvider } from "../src/providers/llm/index.js";
 import { EspeakPool, EspeakTts } from "../src/providers/speech/espeak/espeak-tts.js";
 import { CallRecorder } from "../src/providers/speech/pipeline/call-recorder.js";
+import type { AudioTransport } from "../src/providers/speech/pipeline/transport.js";
 import { defaultTurnOptions } from "../src/providers/speech/pipeline/turn-detector.js";
 import { VoicePipeline } from "../src/providers/speech/pipeline/voice-pipeline.js";
 import { PocketsphinxStt } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
@@ -75,33 +76,30 @@ for (let turn = 0; turn < turns; turn++) {
     record: async (utterances) => utterances.map((_, index) => String(index)),
     serialize: (work) => work(),
   });
+  const transport: AudioTransport = {
+    play: () => {
+      const now = performance.now();
+      firstFrame ??= now;
+      if (fillerDone) answerFrame ??= now;
+    },
+    clear: () => undefined,
+    // The filler is the reply's first sentence; the answer's audio follows its mark.
+    mark: (name) => {
+      if (name === "sentence-0") fillerDone = true;
+    },
+    notify: (notice) => {
+      if (notice.type === "transcript" && notice.role === "agent" && notice.final) done();
+    },
+  };
   const pipeline = new VoicePipeline({
     agent,
-    stt,
-    tts: new EspeakTts(pool, "en-us"),
-    vad,
-    turn: defaultTurnOptions,
-    transport: {
-      play: () => {
-        const now = performance.now();
-        firstFrame ??= now;
-        if (fillerDone) answerFrame ??= now;
-      },
-      clear: () => undefined,
-      // The filler is the reply's first sentence; the answer's audio follows its mark.
-      mark: (name) => {
-        if (name === "sentence-0") fillerDone = true;
-      },
-      notify: (notice) => {
-        if (notice.type === "transcript" && notice.role === "agent" && notice.final) done();
-      },
-    },
-    recorder: new CallRecorder(),
+    transport,
+    speech: { stt, tts: new EspeakTts(pool, "en-us"), vad, turn: defaultTurnOptions, playback: transport, recorder: new CallRecorder() },
     failed: (stage, error) => console.error(stage, error),
     log: pino({ level: "silent" }),
   });
   started = performance.now();
-  pipeline.textTurn("Please book me for Tuesday.");
+  void pipeline.textTurn("Please book me for Tuesday.");
   await finished;
   await pipeline.stop();
   vad.close();

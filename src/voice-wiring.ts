@@ -115,7 +115,7 @@ export function createVoice(deps: VoiceDeps): Voice {
   const recordings = new SynthesizedRecordingRenderer(createRecordingVoices);
   const results = new CallResults(callsStore, deps.projects, storage, recordings, deps.llm, log, capabilities);
   const engines = new SpeechEngines({ sttWorkers: settings.sttWorkers, ttsWorkers: settings.ttsWorkers });
-  // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls as text exchanges only.
+  // Telephony always carries audio; SPEECH_MODE=text runs simulated and web calls through pipelines without audio stages.
   const speechCalls = new SpeechCalls({
     engines,
     log,
@@ -139,10 +139,10 @@ export function createVoice(deps: VoiceDeps): Voice {
   const simulated = new SimulatedVoiceProvider(carriedSink, {
     log,
     speak: async (text) => (await recordings.render([{ role: "agent", content: text, startSeconds: 0 }])).wav,
+    speech: speechCalls,
     ...(settings.speechMode === "audio"
       ? {
           audio: {
-            speech: speechCalls,
             // The callee's own voice, told apart from the default agent voice (flite kal16) by ear: flite's rms, which
             // the offline recognizer hears second best in the speech benchmark (docs/voice.md), whatever the project's engines.
             calleeVoice: () => engines.tts({ provider: "flite", voice: "rms", base_url: "", model: "" }, {}),

@@ -2,9 +2,9 @@ import type { Logger } from "pino";
 import type { DisconnectionReason } from "../../domain/calls/call-states.js";
 import type { CallAction } from "../../domain/tools/ports.js";
 import type { VoicePipeline } from "../speech/pipeline/voice-pipeline.js";
-import { isModelFailure, isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
-import type { AudioTransport } from "../speech/pipeline/transport.js";
-import type { CallEventSink, ProviderCall, TranscriptItem, WebCallClient } from "../../domain/calls/ports.js";
+import { isSpeechUnavailable, type SpeechCalls } from "../speech/pipeline/speech-calls.js";
+import type { AudioTransport, CallTransport } from "../speech/pipeline/transport.js";
+import type { CallEventSink, ProviderCall, WebCallClient } from "../../domain/calls/ports.js";
 
 /** A call whose live part runs in this process: what stops it, and the web client's socket once one joined. */
 export interface Carried {
@@ -65,29 +65,6 @@ export class CarriedCalls {
   }
 
   /**
-   * The agent's answer, and what it asked of the call (to be carried out with `act` once the answer has been given); a
-   * failing agent ends the call, since a caller cannot be left waiting in silence.
-   */
-  async reply(
-    request: ProviderCall,
-    transcript: TranscriptItem[],
-    signal: AbortSignal,
-    onDelta?: (text: string) => void,
-  ): Promise<{ text: string; actions: CallAction[] } | undefined> {
-    const actions: CallAction[] = [];
-    try {
-      const text = await request.agent.respond(transcript, onDelta, signal, { onCallAction: (action) => actions.push(action) });
-      return text === undefined ? undefined : { text, actions };
-    } catch (error) {
-      if (signal.aborted) return undefined;
-      this.log.warn({ err: error, callId: request.callId }, "the agent failed during a call");
-      // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
-      await this.sink.ended(request.callId, isModelFailure(error) ? "error_llm_websocket_runtime" : "error_provider");
-      return undefined;
-    }
-  }
-
-  /**
    * Carries out what the agent asked of a call this process carries: `end_call` ends it as `agent_hangup`; a transfer
    * has no line to go to here, so the call ends as `call_transfer` (the simulated provider's way of handing it over).
    */
@@ -99,16 +76,7 @@ export class CarriedCalls {
   /** The call's speech pipeline; a missing engine ends the call as `error_speech_unavailable`. */
   async startPipeline(request: ProviderCall, transport: AudioTransport, speech: SpeechCalls, carried: Carried, connectedAt: number): Promise<VoicePipeline | undefined> {
     try {
-      return await speech.start(
-        request,
-        transport,
-        (reason) => {
-          carried.controller.abort();
-          this.sink.ended(request.callId, reason).catch((error: unknown) => this.log.warn({ err: error, callId: request.callId }, "ending a call failed"));
-        },
-        connectedAt,
-        (action) => this.act(request.callId, action),
-      );
+      return await speech.start(request, transport, this.stageFailed(request.callId, carried), connectedAt, (action) => this.act(request.callId, action));
     } catch (error) {
       if (!isSpeechUnavailable(error)) throw error;
       this.log.error({ callId: request.callId, detail: error.message }, "a call's speech engine is not available");
@@ -116,5 +84,18 @@ export class CarriedCalls {
       await this.sink.ended(request.callId, "error_speech_unavailable");
       return undefined;
     }
+  }
+
+  /** The call's pipeline in text mode: the same loop without its audio stages. */
+  startTextPipeline(request: ProviderCall, transport: CallTransport, speech: SpeechCalls, carried: Carried): VoicePipeline {
+    return speech.startText(request, transport, this.stageFailed(request.callId, carried), (action) => this.act(request.callId, action));
+  }
+
+  /** A stage of the call's pipeline failed: the call stops here, and ends for `reason`. */
+  private stageFailed(callId: string, carried: Carried): (reason: DisconnectionReason) => void {
+    return (reason) => {
+      carried.controller.abort();
+      this.sink.ended(callId, reason).catch((error: unknown) => this.log.warn({ err: error, callId }, "ending a call failed"));
+    };
   }
 }

@@ -49,12 +49,8 @@ describe("the voice pipeline", () => {
     const failures: string[] = [];
     const pipeline = new VoicePipeline({
       agent,
-      stt,
-      tts: new EspeakTts(pool, "en-us"),
-      vad,
-      turn: defaultTurnOptions,
       transport,
-      recorder: new CallRecorder(),
+      speech: { stt, tts: new EspeakTts(pool, "en-us"), vad, turn: defaultTurnOptions, playback: transport, recorder: new CallRecorder() },
       failed: (stage) => failures.push(stage),
       log: pino({ level: "silent" }),
     });

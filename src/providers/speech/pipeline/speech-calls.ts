@@ -10,9 +10,9 @@ import type { VoiceActivityDetector } from "../vad.js";
 import { WebRtcVad } from "../webrtc/webrtc-vad.js";
 import { CallRecorder } from "./call-recorder.js";
 import { callPhrases } from "./phrases.js";
-import type { AudioTransport } from "./transport.js";
+import type { AudioTransport, CallTransport } from "./transport.js";
 import { defaultTurnOptions } from "./turn-detector.js";
-import { VoicePipeline } from "./voice-pipeline.js";
+import { VoicePipeline, type VoicePipelineOptions } from "./voice-pipeline.js";
 
 export interface SpeechCallsOptions {
   engines: SpeechEngines;
@@ -25,14 +25,16 @@ export interface SpeechCallsOptions {
 
 interface Live {
   pipeline: VoicePipeline;
-  recorder: CallRecorder;
-  vad: VoiceActivityDetector;
+  /** The audio stages' own resources: none in text mode. */
+  recorder?: CallRecorder;
+  vad?: VoiceActivityDetector;
 }
 
 /**
- * The calls this instance carries with real audio: each one's speech pipeline, built from its project's `speech`
- * settings, and at its end the recording and timed transcript (see CallLifecycle.setMediaFinalizer). Every
- * provider that carries audio (the simulated one, the web-call socket, a telephony media stream) goes through here.
+ * The calls this instance carries: each one's pipeline, built from its project's `speech` settings, and at its end
+ * the recording and timed transcript (see CallLifecycle.setMediaFinalizer). Every provider that carries audio (the
+ * simulated one, the web-call socket, a telephony media stream) goes through here, and so do the simulated and web
+ * calls of text mode (`SPEECH_MODE=text`), whose pipelines have no audio stages and take no recording.
  */
 export class SpeechCalls {
   private readonly live = new Map<string, Live>();
@@ -53,6 +55,22 @@ export class SpeechCalls {
     onCallAction?: (action: CallAction) => void,
   ): Promise<VoicePipeline> {
     return this.track(request.callId, this.build(request, transport, failed, connectedAt, onCallAction));
+  }
+
+  /**
+   * Starts a connected call's pipeline without audio stages (text mode): its transport gives the caller's turns as
+   * text and delivers the agent's. Nothing is recorded live: the post-call job renders the recording.
+   */
+  startText(request: ProviderCall, transport: CallTransport, failed: (reason: DisconnectionReason) => void, onCallAction?: (action: CallAction) => void): VoicePipeline {
+    const pipeline = new VoicePipeline({
+      agent: request.agent,
+      transport,
+      failed: this.stageFailed(request.callId, failed),
+      ...(onCallAction ? { onCallAction } : {}),
+      log: this.options.log,
+    });
+    this.live.set(request.callId, { pipeline });
+    return pipeline;
   }
 
   private async track(callId: string, started: Promise<VoicePipeline>): Promise<VoicePipeline> {
@@ -79,29 +97,37 @@ export class SpeechCalls {
     const recorder = new CallRecorder(Date.now, connectedAt);
     const pipeline = new VoicePipeline({
       agent: request.agent,
-      stt: engines.stt(speech.stt, request.speechKeys),
-      tts: engines.tts(speech.tts, request.speechKeys),
-      vad,
-      turn: { ...defaultTurnOptions, endOfTurnMs: speech.end_of_turn_ms, minEndOfTurnMs: speech.min_end_of_turn_ms },
-      phrases: callPhrases(speech.stt.keywords, [
-        ...request.config.agent.knowledge.flatMap((entry) => [entry.question, entry.answer]),
-        request.config.agent.greeting,
-        ...Object.values(request.context).filter((value): value is string | number => typeof value === "string" || typeof value === "number").map(String),
-      ]),
       transport,
-      recorder,
-      failed: (stage, error) => {
-        log.warn({ err: error, callId: request.callId, stage }, "a stage of a call's speech pipeline failed");
-        // Only the model's own failure is blamed on it; storing the turn can fail too (the database refusing it).
-        if (stage !== "agent") failed("error_speech_unavailable");
-        else failed(isModelFailure(error) ? "error_llm_websocket_runtime" : "error_provider");
+      speech: {
+        stt: engines.stt(speech.stt, request.speechKeys),
+        tts: engines.tts(speech.tts, request.speechKeys),
+        vad,
+        turn: { ...defaultTurnOptions, endOfTurnMs: speech.end_of_turn_ms, minEndOfTurnMs: speech.min_end_of_turn_ms },
+        phrases: callPhrases(speech.stt.keywords, [
+          ...request.config.agent.knowledge.flatMap((entry) => [entry.question, entry.answer]),
+          request.config.agent.greeting,
+          ...Object.values(request.context).filter((value): value is string | number => typeof value === "string" || typeof value === "number").map(String),
+        ]),
+        playback: transport,
+        recorder,
       },
+      failed: this.stageFailed(request.callId, failed),
       ...(this.options.onTurnLatency ? { onTurnLatency: this.options.onTurnLatency } : {}),
       ...(onCallAction ? { onCallAction } : {}),
       log,
     });
     this.live.set(request.callId, { pipeline, recorder, vad });
     return pipeline;
+  }
+
+  /** How a failing stage ends the call: only the model's own failure is blamed on it. */
+  private stageFailed(callId: string, failed: (reason: DisconnectionReason) => void): VoicePipelineOptions["failed"] {
+    return (stage, error) => {
+      this.options.log.warn({ err: error, callId, stage }, "a stage of a call's speech pipeline failed");
+      // Storing the turn can fail too (the database refusing it): that is not the model's failure.
+      if (stage !== "agent") failed("error_speech_unavailable");
+      else failed(isModelFailure(error) ? "error_llm_websocket_runtime" : "error_provider");
+    };
   }
 
   /**
@@ -147,7 +173,7 @@ export class SpeechCalls {
     if (!live) return undefined;
     this.live.delete(callId);
     await live.pipeline.stop();
-    live.vad.close();
+    live.vad?.close();
     return live.recorder;
   }
 }

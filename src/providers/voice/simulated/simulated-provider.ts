@@ -7,7 +7,6 @@ import type {
   PhoneCallRequest,
   ProviderCall,
   SimulatedCallerHost,
-  TranscriptItem,
   VoiceCapabilities,
   VoiceProvider,
   WebCallClient,
@@ -20,17 +19,20 @@ import type { TextToSpeech } from "../../speech/tts.js";
 import { type Carried, CarriedCalls, sleep } from "../carried-calls.js";
 import { WebCallTransport } from "../web/web-call-transport.js";
 import { SimulatedCallee } from "./simulated-callee.js";
+import { SimulatedTextCallee } from "./simulated-text-callee.js";
 import { simulatedCallerLines } from "./simulated-caller.js";
 
 export interface SimulatedProviderOptions {
   /** The agent's reply as a WAV clip, for web clients that asked for audio (text-only mode). */
   speak(text: string): Promise<Buffer>;
   log: Logger;
+  /** Every call's pipeline. */
+  speech: SpeechCalls;
   /**
-   * Real audio: calls run through the speech pipeline, the simulated callee speaking with `calleeVoice`. Without
-   * it (the fast text-only mode, `SPEECH_MODE=text`) lines and replies are exchanged as text.
+   * Real audio: the simulated callee speaks with `calleeVoice`. Without it (the fast text-only mode,
+   * `SPEECH_MODE=text`) pipelines run without their audio stages, and lines and replies are exchanged as text.
    */
-  audio?: { speech: SpeechCalls; calleeVoice(): TextToSpeech };
+  audio?: { calleeVoice(): TextToSpeech };
 }
 
 /**
@@ -52,13 +54,13 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
     private readonly options: SimulatedProviderOptions,
   ) {
     this.calls = new CarriedCalls(sink, options.log);
-    this.web = new WebCallTransport(this.calls, { speak: options.speak, ...(options.audio ? { speech: options.audio.speech } : {}) });
+    this.web = new WebCallTransport(this.calls, { speak: options.speak, speech: options.speech, mode: options.audio ? "audio" : "text" });
   }
 
   async createPhoneCall(request: PhoneCallRequest): Promise<void> {
     const carried = this.calls.carry(request.callId);
     const audio = this.options.audio;
-    void (audio ? this.runAudioPhoneCall(request, carried, audio) : this.runPhoneCall(request, carried))
+    void (audio ? this.runAudioPhoneCall(request, carried, audio) : this.runTextPhoneCall(request, carried))
       .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
       .finally(() => this.calls.release(request.callId, carried));
   }
@@ -67,7 +69,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
   async playSimulatedCaller(request: InboundCallRequest): Promise<void> {
     const carried = this.calls.carry(request.callId);
     const audio = this.options.audio;
-    void (audio ? this.runAudioInboundCall(request, carried, audio) : this.runInboundCall(request, carried))
+    void (audio ? this.runAudioInboundCall(request, carried, audio) : this.runTextInboundCall(request, carried))
       .catch((error: unknown) => this.calls.fail(request.callId, "error_provider", error))
       .finally(() => this.calls.release(request.callId, carried));
   }
@@ -89,7 +91,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
   }
 
   async endCall(callId: string, reason: DisconnectionReason): Promise<void> {
-    await this.options.audio?.speech.drop(callId);
+    await this.options.speech.drop(callId);
     const carried = this.calls.get(callId);
     if (!carried) return;
     this.calls.release(callId, carried);
@@ -101,7 +103,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
   async close(): Promise<void> {
     for (const [callId, carried] of this.calls.all()) {
       this.calls.release(callId, carried);
-      await this.options.audio?.speech.drop(callId);
+      await this.options.speech.drop(callId);
       carried.client?.close(1001, "server shutting down");
     }
   }
@@ -123,7 +125,7 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
     });
     const [rang, ready] = await Promise.all([sleep(ringMs, signal), callee.prepare()]);
     if (!rang || !ready || !(await this.sink.connected(request.callId))) return;
-    pipeline = await this.calls.startPipeline(request, callee, audio.speech, carried, Date.now());
+    pipeline = await this.calls.startPipeline(request, callee, this.options.speech, carried, Date.now());
     if (pipeline && (await callee.run())) await this.sink.ended(request.callId, "user_hangup");
   }
 
@@ -143,43 +145,26 @@ export class SimulatedVoiceProvider implements VoiceProvider, WebCallHost, Simul
       agentSpeaksFirst: true,
     });
     if (!(await caller.prepare())) return;
-    pipeline = await this.calls.startPipeline(request, caller, audio.speech, carried, Date.now());
-    pipeline?.greet(request.greeting);
+    pipeline = await this.calls.startPipeline(request, caller, this.options.speech, carried, Date.now());
+    void pipeline?.greet(request.greeting);
     if (pipeline && (await caller.run())) await this.sink.ended(request.callId, "user_hangup");
   }
 
-  /** An inbound call in text-only mode: the greeting is recorded as the agent's first utterance. */
-  private async runInboundCall(request: InboundCallRequest, carried: Carried): Promise<void> {
-    const transcript: TranscriptItem[] = [{ role: "agent", content: request.greeting }];
-    if (await request.agent.hear(transcript)) await this.converse(request, carried.controller.signal, transcript, true);
-  }
-
-  private async runPhoneCall(request: PhoneCallRequest, carried: Carried): Promise<void> {
+  /** A phone call in text mode: the simulated callee's lines and the agent's replies go through the pipeline as text. */
+  private async runTextPhoneCall(request: PhoneCallRequest, carried: Carried): Promise<void> {
     const { signal } = carried.controller;
-    if (!(await sleep(request.config.voice.simulated.ring_ms, signal)) || !(await this.sink.connected(request.callId))) return;
-    await this.converse(request, signal, []);
+    const { ring_ms: ringMs, turn_ms: turnMs } = request.config.voice.simulated;
+    if (!(await sleep(ringMs, signal)) || !(await this.sink.connected(request.callId))) return;
+    const callee = new SimulatedTextCallee(simulatedCallerLines(request.config), turnMs, signal);
+    const pipeline = this.calls.startTextPipeline(request, callee, this.options.speech, carried);
+    if (await callee.run(pipeline)) await this.sink.ended(request.callId, "user_hangup");
   }
 
-  /** The simulated person says its lines `turn_ms` apart, the agent answering each, and hangs up after the last (text-only mode). */
-  private async converse(request: ProviderCall, signal: AbortSignal, transcript: TranscriptItem[], agentGreeted = false): Promise<void> {
-    const turnMs = request.config.voice.simulated.turn_ms;
-    const lines = simulatedCallerLines(request.config, agentGreeted);
-    for (const [index, line] of lines.entries()) {
-      if (!(await sleep(turnMs, signal))) return;
-      transcript.push({ role: "user", content: line });
-      if (index === lines.length - 1) {
-        if (await request.agent.hear(transcript)) await this.sink.ended(request.callId, "user_hangup");
-        return;
-      }
-      const reply = await this.calls.reply(request, transcript, signal);
-      if (reply === undefined) return;
-      transcript.push({ role: "agent", content: reply.text });
-      const [action] = reply.actions;
-      if (action) {
-        this.calls.act(request.callId, action);
-        return;
-      }
-    }
-    if (await sleep(turnMs, signal)) await this.sink.ended(request.callId, "user_hangup");
+  /** An inbound call in text mode: the greeting is the agent's first turn, then the caller says its lines. */
+  private async runTextInboundCall(request: InboundCallRequest, carried: Carried): Promise<void> {
+    const { signal } = carried.controller;
+    const caller = new SimulatedTextCallee(simulatedCallerLines(request.config, true), request.config.voice.simulated.turn_ms, signal);
+    const pipeline = this.calls.startTextPipeline(request, caller, this.options.speech, carried);
+    if ((await pipeline.greet(request.greeting)) && (await caller.run(pipeline))) await this.sink.ended(request.callId, "user_hangup");
   }
 }
