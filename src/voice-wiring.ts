@@ -9,7 +9,6 @@ import { ProviderRouter } from "./providers/voice/provider-router.js";
 import type { RetellLlmSession } from "./providers/voice/retell/retell-llm-session.js";
 import { RetellVoiceProvider } from "./providers/voice/retell/retell-provider.js";
 import { SimulatedVoiceProvider } from "./providers/voice/simulated/simulated-provider.js";
-import type { CallEventSink } from "./domain/calls/ports.js";
 import type { TwilioMediaSession } from "./providers/voice/twilio/twilio-media-session.js";
 import { TwilioVoiceProvider } from "./providers/voice/twilio/twilio-provider.js";
 import { createRecordingVoices } from "./providers/speech/recording-voices.js";
@@ -126,17 +125,7 @@ export function createVoice(deps: VoiceDeps): Voice {
     ...(settings.onTurnLatency ? { onTurnLatency: settings.onTurnLatency } : {}),
   });
   lifecycle.setMediaFinalizer((callId) => speechCalls.finish(callId));
-  // The calls this process carries report their connection through here, so that the supervisor holds their length limit.
-  const carriedSink: CallEventSink = {
-    connected: async (callId, startedAt) => {
-      const connected = await lifecycle.connected(callId, startedAt);
-      if (connected) await supervisor.limitLength(callId).catch((error: unknown) => log.warn({ err: error, callId }, "arming a call's length limit failed"));
-      return connected;
-    },
-    ended: (callId, reason) => lifecycle.ended(callId, reason),
-    webCallReady: (callId, accessToken) => lifecycle.webCallReady(callId, accessToken),
-  };
-  const simulated = new SimulatedVoiceProvider(carriedSink, {
+  const simulated = new SimulatedVoiceProvider(lifecycle, {
     log,
     speak: async (text) => (await recordings.render([{ role: "agent", content: text, startSeconds: 0 }])).wav,
     speech: speechCalls,

@@ -29,6 +29,8 @@ export interface VendorEnd {
 
 export type FinishedListener = (callId: string, reason: DisconnectionReason) => void;
 
+export type ConnectedListener = (callId: string) => void;
+
 /** Stops a call's audio and stores its recording; undefined when this instance does not carry the call's audio. */
 export type MediaFinalizer = (callId: string) => Promise<CallMedia | undefined>;
 
@@ -42,6 +44,7 @@ export class CallLifecycle implements CallEventSink {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly listeners: FinishedListener[] = [];
+  private readonly connectedListeners: ConnectedListener[] = [];
   /** The end in progress of each call on this instance: signals of one call's end are handled one after the other. */
   private readonly endings = new Map<string, Promise<CallRecord | undefined>>();
 
@@ -61,6 +64,14 @@ export class CallLifecycle implements CallEventSink {
   }
 
   /**
+   * Told of each call that goes live on this instance, whichever its carrier: it connected here, or its media reached
+   * this instance (an inbound call answered before it, see `answered`), once the call is ongoing.
+   */
+  onConnected(listener: ConnectedListener): void {
+    this.connectedListeners.push(listener);
+  }
+
+  /**
    * The provider's way to put the recording and the timed transcript into the transition that ends a call, so that
    * the read that shows `ended` shows them too.
    */
@@ -77,7 +88,7 @@ export class CallLifecycle implements CallEventSink {
     if (call && call.status !== "queued" && startedAt) await this.applyVendorTimes(callId, { startedAt });
     if (!call || call.status !== "queued") return false;
     const owner = this.options.capabilities(call.provider).carries === "vendor" ? null : this.options.owner;
-    return this.open(call, (tx) => this.stores.calls.connect(callId, owner, tx, startedAt));
+    return this.live(callId, await this.open(call, (tx) => this.stores.calls.connect(callId, owner, tx, startedAt)));
   }
 
   /**
@@ -92,7 +103,13 @@ export class CallLifecycle implements CallEventSink {
 
   /** The call's media reached this instance, which carries the call from now on; false when it is over or carried already. */
   async carry(callId: string): Promise<boolean> {
-    return (await this.stores.calls.carry(callId, this.options.owner)) !== undefined;
+    return this.live(callId, (await this.stores.calls.carry(callId, this.options.owner)) !== undefined);
+  }
+
+  /** A call went live on this instance (`went`): it connected here, or its media reached it; listeners are told. */
+  private live(callId: string, went: boolean): boolean {
+    if (went) for (const listener of this.connectedListeners) listener(callId);
+    return went;
   }
 
   /** queued → ongoing by `start`, with the call's new conversation, under the thread's lock. */

@@ -44,17 +44,18 @@ export class CallSupervisor {
     private readonly provider: VoiceProvider,
     private readonly options: CallSupervisorOptions,
   ) {
-    lifecycle.onFinished((callId) => {
-      clearTimeout(this.lengthLimits.get(callId));
-      this.lengthLimits.delete(callId);
+    lifecycle.onConnected((callId) => {
+      this.limitLength(callId).catch((error: unknown) => options.log.warn({ err: error, callId }, "arming a call's length limit failed"));
     });
+    lifecycle.onFinished((callId) => this.unlimit(callId));
   }
 
   /**
-   * Ends the connected call as `max_duration_reached` once `voice.max_call_seconds` have passed since it started,
-   * on this instance, which carries it; told by whoever reports the call connected.
+   * Ends the connected call as `max_duration_reached` once its maximum length (`voice.max_call_seconds`, or the
+   * inbound one) has passed since it started; armed on the instance that connected it, whichever its carrier (the
+   * simulated callee, a web client's socket, Twilio's media stream, Retell's socket or webhook).
    */
-  async limitLength(callId: string): Promise<void> {
+  private async limitLength(callId: string): Promise<void> {
     const call = await this.calls.findById(callId);
     if (!call?.started_at || call.status !== "ongoing" || this.lengthLimits.has(callId)) return;
     const remainingMs = call.started_at.getTime() + (await this.options.maxCallSeconds(call)) * 1000 - Date.now();
@@ -66,9 +67,16 @@ export class CallSupervisor {
     this.lengthLimits.set(callId, timer);
   }
 
+  private unlimit(callId: string): void {
+    clearTimeout(this.lengthLimits.get(callId));
+    this.lengthLimits.delete(callId);
+  }
+
   async start(): Promise<void> {
     this.unlisten = await this.db.listen(callEndedChannel, (payload) => {
       const [callId = "", reason = ""] = payload.split(" ");
+      // Ended on whichever instance: its length limit here is moot.
+      this.unlimit(callId);
       if (isReason(reason)) void this.provider.endCall(callId, reason).catch(() => undefined);
     });
     this.unlistenEnding = await this.db.listen(callEndingChannel, (callId) => {

@@ -42,9 +42,10 @@ forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
     await twilio.close();
   });
 
-  async function setUp() {
+  async function setUp(voice: Record<string, unknown> = {}) {
     const h = harness();
-    const org = await h.organization(twilioConfig(twilio));
+    const config = twilioConfig(twilio);
+    const org = await h.organization({ ...config, voice: { ...config.voice, ...voice } });
     const threadId = await h.thread(org.apiKey);
     return { h, ...org, threadId };
   }
@@ -343,6 +344,19 @@ forEachDatabase("Twilio voice provider", (harness: () => Harness) => {
     const chat = await h.request({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { thread_id: threadId, message: "What are your opening hours?", service_config_name: "support" } });
     assert.equal(chat.status, 200);
     await placeCall(h, apiKey, threadId, projectId);
+  });
+
+  test("at voice.max_call_seconds Parley ends the call, hangs it up at Twilio and closes its stream", async () => {
+    const { h, apiKey, projectId, threadId } = await setUp({ max_call_seconds: 1 });
+    const { callId, callSid, stream } = await placeCall(h, apiKey, threadId, projectId);
+    const media = await TwilioStream.open(localStream(h, stream.url));
+    media.start(accountSid, callSid, stream.token);
+    const call = await waitForCall(h.request, apiKey, callId, (detail) => detail.status === "ended", 10_000);
+    assert.equal(call.disconnection_reason, "max_duration_reached");
+    assert.equal((await media.waitClosed()).code, 1000, "Parley closes the stream");
+    const hangUp = () => twilio.forms.find((form) => form.path === `/2010-04-01/Accounts/${accountSid}/Calls/${callSid}.json`);
+    await eventually(() => hangUp() !== undefined, { what: "the hang-up at Twilio" });
+    assert.equal(hangUp()?.form.get("Status"), "completed");
   });
 
   test("DELETE ends an ongoing call through the REST API (Status=completed) as manual_stopped and keeps its recording", async () => {

@@ -75,8 +75,6 @@ export class RetellCalls {
       ...(inbound && history.length === 0 ? { greeting: inbound.greeting } : {}),
       connect: async () => (await carriers.connect(callId)) || (await carriers.call(callId))?.status === "ongoing",
       closesConversation: (reply) => carriers.closesConversation(reply),
-      expire: () => carriers.end(callId, "max_duration_reached"),
-      maxCallSeconds: inbound?.max_call_seconds ?? config.voice.max_call_seconds,
       log: this.deps.log,
     };
   }

@@ -21,9 +21,6 @@ export interface RetellLlmCall {
   connect(): Promise<boolean>;
   /** Whether the agent's reply closes the conversation: Retell is then told to hang up (`end_call`). */
   closesConversation(reply: string): boolean;
-  /** The call reached its maximum length: Parley ends it, and Retell with it. */
-  expire(): Promise<void>;
-  maxCallSeconds: number;
   log: Logger;
 }
 
@@ -82,7 +79,6 @@ export class RetellLlmSession {
   private usersSeen = 0;
   private latestId = -1;
   private current: AbortController | undefined;
-  private limit: NodeJS.Timeout | undefined;
   private closed = false;
   /** Once the call is ongoing it stays so until it ends, which the agent's own recording then notices. */
   private live = false;
@@ -130,7 +126,6 @@ export class RetellLlmSession {
   socketClosed(): void {
     this.closed = true;
     this.current?.abort();
-    clearTimeout(this.limit);
   }
 
   close(code: number, reason: string): void {
@@ -151,7 +146,6 @@ export class RetellLlmSession {
       if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content: "", content_complete: true, end_call: true });
       return;
     }
-    this.limitDuration();
     const say = (content: string) => {
       if (isCurrent()) this.send({ response_type: "response", response_id: responseId, content, content_complete: false, end_call: false });
     };
@@ -188,14 +182,6 @@ export class RetellLlmSession {
     const users = transcript.filter((item) => item.role === "user" && item.content.trim() !== "");
     for (const utterance of users.slice(this.usersSeen)) this.items.push({ role: "user", content: utterance.content });
     this.usersSeen = Math.max(this.usersSeen, users.length);
-  }
-
-  private limitDuration(): void {
-    if (this.limit) return;
-    this.limit = setTimeout(() => {
-      this.call.expire().catch((error: unknown) => this.call.log.warn({ err: error, callId: this.call.callId }, "ending a Retell call at its maximum length failed"));
-    }, this.call.maxCallSeconds * 1000);
-    this.limit.unref();
   }
 
   private send(frame: Record<string, unknown>): void {

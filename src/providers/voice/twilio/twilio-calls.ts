@@ -147,10 +147,6 @@ export class TwilioCalls {
     if (callSid) await this.deps.carriers.bind(call.id, "twilio", callSid);
     const { config } = await this.deps.carriers.version(call);
     const settings = inbound ? inboundSettingsOf(config) : undefined;
-    const limit = setTimeout(() => {
-      this.deps.carriers.end(call.id, "max_duration_reached").catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call at its maximum length failed"));
-    }, (settings?.max_call_seconds ?? config.voice.max_call_seconds) * 1000);
-    limit.unref();
     const finish = (reason: DisconnectionReason) => {
       this.deps.carriers.end(call.id, reason).catch((error: unknown) => this.deps.log.warn({ err: error, callId: call.id }, "ending a Twilio call failed"));
     };
@@ -179,7 +175,6 @@ export class TwilioCalls {
         if (listener && settings) listener.greet(settings.greeting);
         return listener;
       },
-      release: () => clearTimeout(limit),
       log: this.deps.log,
     };
   }

@@ -31,8 +31,6 @@ export interface TwilioMediaCall {
    * which case the call has been ended for that reason.
    */
   attach(transport: AudioTransport): Promise<CallListener | undefined>;
-  /** The stream is over (whoever ended it): what the call held for it is let go. */
-  release(): void;
   log: Logger;
 }
 
@@ -150,7 +148,7 @@ export class TwilioMediaSession implements AudioTransport, Closable {
     clearTimeout(this.startDeadline);
     if (this.finished) {
       // The socket closed while the call was being connected: the caller is gone already.
-      this.letGo(call, true);
+      this.hangUp(call);
       return;
     }
     this.call = call;
@@ -172,16 +170,15 @@ export class TwilioMediaSession implements AudioTransport, Closable {
     this.listener?.hear(this.callerAudio.push(decodeMuLaw(Buffer.from(media["payload"], "base64"))));
   }
 
-  /** The stream is over: the call lets go of it, and a caller's hang-up ends the call. */
+  /** The stream is over: a caller's hang-up ends the call. */
   private stop(byCaller: boolean): void {
     if (this.finished) return;
     this.finished = true;
-    if (this.call) this.letGo(this.call, byCaller);
+    if (this.call && byCaller) this.hangUp(this.call);
   }
 
-  private letGo(call: TwilioMediaCall, byCaller: boolean): void {
-    call.release();
-    if (byCaller) void call.hungUp().catch((error: unknown) => call.log.warn({ err: error, callId: call.callId }, "ending a Twilio call failed"));
+  private hangUp(call: TwilioMediaCall): void {
+    void call.hungUp().catch((error: unknown) => call.log.warn({ err: error, callId: call.callId }, "ending a Twilio call failed"));
   }
 
   private send(frame: Record<string, unknown>): void {

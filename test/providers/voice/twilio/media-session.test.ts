@@ -13,7 +13,6 @@ interface Harness {
   closed: { code: number; reason: string }[];
   transport: () => AudioTransport | undefined;
   hungUp: () => number;
-  released: () => number;
   heard: Int16Array[];
 }
 
@@ -23,7 +22,6 @@ function harness(options: { acceptToken?: string; speech?: boolean } = {}): Harn
   const heard: Int16Array[] = [];
   let attached: AudioTransport | undefined;
   let hangUps = 0;
-  let releases = 0;
   const call: TwilioMediaCall = {
     callId: "call-1",
     hungUp: async () => {
@@ -35,9 +33,6 @@ function harness(options: { acceptToken?: string; speech?: boolean } = {}): Harn
       await new Promise((resolve) => setTimeout(resolve, 20));
       return options.speech === false ? undefined : { hear: (samples) => heard.push(samples) };
     },
-    release: () => {
-      releases += 1;
-    },
     log: pino({ level: "silent" }),
   };
   const session = new TwilioMediaSession(
@@ -45,7 +40,7 @@ function harness(options: { acceptToken?: string; speech?: boolean } = {}): Harn
     { begin: async (_callId, token) => (token === (options.acceptToken ?? "right") ? call : undefined) },
     { send: (text) => sent.push(JSON.parse(text) as Record<string, unknown>), close: (code, reason) => closed.push({ code, reason }) },
   );
-  return { session, sent, closed, transport: () => attached, hungUp: () => hangUps, released: () => releases, heard };
+  return { session, sent, closed, transport: () => attached, hungUp: () => hangUps, heard };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 60));
@@ -150,7 +145,6 @@ describe("the Twilio media stream transport", () => {
     caller.session.socketClosed();
     await settle();
     assert.equal(caller.hungUp(), 1);
-    assert.equal(caller.released(), 1);
 
     const parley = harness();
     start(parley.session, "right");
@@ -160,7 +154,6 @@ describe("the Twilio media stream transport", () => {
     await settle();
     assert.deepEqual(parley.closed, [{ code: 1000, reason: "call ended" }]);
     assert.equal(parley.hungUp(), 0);
-    assert.equal(parley.released(), 1);
     parley.transport()!.play(new Int16Array(320));
     assert.equal(parley.sent.length, 0, "nothing is sent on a closed stream");
   });
