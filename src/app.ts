@@ -204,7 +204,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         events: voice.events,
         calls: voice.calls,
         pingMs: voice.settings.socketPingMs,
-        telephony: { retell: voice.retell, retellSockets: voice.retellSockets, twilio: voice.twilio, twilioStreams: voice.twilioStreams, publicBaseUrl: config.publicBaseUrl?.replace(/\/+$/, "") },
+        telephony: voice.telephony,
       },
     ),
   );

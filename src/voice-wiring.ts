@@ -33,6 +33,9 @@ import { CallSupervisor } from "./domain/calls/call-supervisor.js";
 import { CallService } from "./domain/calls/call-service.js";
 import { RetellCalls } from "./providers/voice/retell/retell-calls.js";
 import { TwilioCalls } from "./providers/voice/twilio/twilio-calls.js";
+import { TwilioWebhooks } from "./providers/voice/twilio/twilio-webhooks.js";
+import { RetellWebhooks } from "./providers/voice/retell/retell-webhooks.js";
+import type { TelephonyRoutesOptions } from "./http/telephony-routes.js";
 import { CallCarriers } from "./domain/calls/call-carriers.js";
 import type { ChatService, LlmFactory } from "./domain/chat/chat-service.js";
 import { EventsService } from "./domain/events/events-service.js";
@@ -65,10 +68,8 @@ export interface VoiceDeps {
 
 export interface Voice {
   calls: CallService;
-  retell: RetellCalls;
-  retellSockets: LiveSockets<RetellLlmSession>;
-  twilio: TwilioCalls;
-  twilioStreams: LiveSockets<TwilioMediaSession>;
+  /** What telephony vendors call: their webhooks, verified and applied, and their sockets. */
+  telephony: TelephonyRoutesOptions;
   events: EventsService;
   signer: RecordingUrlSigner;
   storage: RecordingStorage;
@@ -179,8 +180,16 @@ export function createVoice(deps: VoiceDeps): Voice {
     secretBox: new SecretBox(deps.secrets.encryptionKey),
   });
   const carriers = new CallCarriers({ calls: callsStore, vendor: vendorStore, lifecycle, events: new CallEvents({ db, calls: callsStore, vendor: vendorStore, lifecycle, locks: deps.locks }), service: calls });
-  const twilio = new TwilioCalls({ carriers, publicBaseUrl, speech: speechCalls, mediaToken, log });
-  const retell = new RetellCalls({ carriers, log, socketGraceMs: settings.vendorSocketGraceMs });
+  const telephony: TelephonyRoutesOptions = {
+    carriers,
+    retell: new RetellCalls({ carriers, log, socketGraceMs: settings.vendorSocketGraceMs }),
+    retellWebhooks: new RetellWebhooks({ carriers }),
+    retellSockets,
+    twilio: new TwilioCalls({ carriers, speech: speechCalls, mediaToken, log }),
+    twilioWebhooks: new TwilioWebhooks({ carriers, publicBaseUrl, mediaToken, log }),
+    twilioStreams,
+    publicBaseUrl,
+  };
   const supervisor = new CallSupervisor(db, callsStore, lifecycle, provider, {
     owner,
     heartbeatMs: settings.heartbeatMs,
@@ -198,10 +207,7 @@ export function createVoice(deps: VoiceDeps): Voice {
 
   return {
     calls,
-    retell,
-    retellSockets,
-    twilio,
-    twilioStreams,
+    telephony,
     events,
     signer,
     storage,

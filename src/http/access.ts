@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
 import type { RateLimits } from "../domain/access/rate-limits.js";
+import type { SignedWebhook } from "../providers/voice/vendor-http.js";
 import { ForbiddenError, UnauthenticatedError } from "../domain/shared/errors.js";
 import { enforceThreadScope } from "./thread-scope.js";
 
@@ -46,12 +47,16 @@ export interface SignedUrlAccess<P = unknown, Q = unknown, B = unknown> {
 export type Vendor = "twilio" | "retell";
 
 /**
- * A telephony vendor's webhook, signed over its raw body with the vendor's key for the call's project. The server
- * reads the vendor's signature header and refuses a request without one; the handler hands the signature to the
- * vendor's service, which must find the call (and so the key) before it can verify it with the vendor's own code.
+ * A telephony vendor's webhook, signed with the vendor's key for a project over its raw body (and, for Twilio, the URL
+ * it called). The server reads the vendor's signature header and refuses a request without one; the route's resource
+ * loader, given the signed webhook, finds the project whose key must have signed it (the call's, the dialed number's)
+ * and verifies the signature with the vendor's own code before it returns anything, so the handler is given only what
+ * was verified. Its plugin must keep bodies raw (a string as sent), as a signature covers the bytes.
  */
 export interface VendorSignatureAccess {
   vendorSignature: Vendor;
+  /** `PUBLIC_BASE_URL`, the address the vendor was given, for a vendor that signs the URL it calls (Twilio). */
+  publicBaseUrl?: string | undefined;
 }
 
 /**
@@ -115,12 +120,12 @@ const vendorSignatures: Record<Vendor, { header: string; refusal: () => Error }>
   retell: { header: "x-retell-signature", refusal: () => new UnauthenticatedError("Invalid signature") },
 };
 
-/** The vendor's signature of a webhook; refused when there is none. */
-export function vendorSignatureOf(vendor: Vendor, request: FastifyRequest): string {
-  const { header, refusal } = vendorSignatures[vendor];
-  const value = request.headers[header];
-  if (typeof value !== "string" || value === "") throw refusal();
-  return value;
+/** A vendor's webhook as its signature covers it, for the route's resource loader to verify; refused without a signature. */
+export function signedWebhookOf(access: VendorSignatureAccess, request: FastifyRequest): SignedWebhook {
+  const { header, refusal } = vendorSignatures[access.vendorSignature];
+  const signature = request.headers[header];
+  if (typeof signature !== "string" || signature === "") throw refusal();
+  return { rawBody: typeof request.body === "string" ? request.body : "", signature, url: `${access.publicBaseUrl ?? ""}${request.url}` };
 }
 
 /**

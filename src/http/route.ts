@@ -1,13 +1,16 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { SignedWebhook } from "../providers/voice/vendor-http.js";
 import type { Access, CallerFor, RequestParts, VendorSignatureAccess } from "./access.js";
 import type { ErrorBodyShape } from "./error-mapper.js";
 
 export type StaticOr<T extends TSchema | undefined> = T extends TSchema ? Static<T> : undefined;
 
-/** What a resource loader reads: the checked caller and the validated request. */
+/** What a resource loader reads: the checked caller, the validated request, and a vendor's webhook as it was signed. */
 export interface LoaderContext<A, P, Q, B> extends RequestParts<P, Q, B> {
   caller: CallerFor<A>;
+  /** A vendor's webhook (`{vendorSignature}`), whose signature the loader verifies before it returns anything. */
+  webhook: A extends VendorSignatureAccess ? SignedWebhook : undefined;
 }
 
 /**
@@ -17,10 +20,10 @@ export interface LoaderContext<A, P, Q, B> extends RequestParts<P, Q, B> {
  */
 export type ResourceLoader<A, P, Q, B, R> = (context: LoaderContext<A, P, Q, B>) => Promise<R>;
 
-export interface HandlerContext<A, P, Q, B, R = undefined> extends LoaderContext<A, P, Q, B> {
+/** What a handler is given: the checked caller, the validated request and the loaded resource (a webhook only as verified). */
+export interface HandlerContext<A, P, Q, B, R = undefined> extends RequestParts<P, Q, B> {
+  caller: CallerFor<A>;
   resource: R;
-  /** The vendor's signature of a webhook, for the vendor's service to verify with the call's key. */
-  signature: A extends VendorSignatureAccess ? string : undefined;
   request: FastifyRequest;
   reply: FastifyReply;
 }
@@ -52,6 +55,7 @@ export interface RouteDefinition<
   hidden?: boolean;
   /** A larger body than the server's limit, for a vendor whose webhooks carry whole transcripts. */
   bodyLimit?: number;
+  /** Required for `{vendorSignature}`: a webhook's signature is verified there, with the key of what it names. */
   resource?: ResourceLoader<A, StaticOr<P>, StaticOr<Q>, StaticOr<B>, R>;
   /**
    * The route's answer from this instance's memory, given a remembered API key and path parameters that need no

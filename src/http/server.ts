@@ -8,7 +8,7 @@ import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMess
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
 import type { RateLimits } from "../domain/access/rate-limits.js";
-import { accessKindOf, enforceAccess, takesCaller, vendorSignatureOf, type AccessChecks, type AccessKind } from "./access.js";
+import { accessKindOf, enforceAccess, signedWebhookOf, takesCaller, type AccessChecks, type AccessKind } from "./access.js";
 import { RequestValidationError } from "../domain/shared/errors.js";
 import { containsNul } from "../domain/shared/storable-text.js";
 import { mapError, type ErrorBodyShape } from "./error-mapper.js";
@@ -299,13 +299,16 @@ function memoryAnswers(
 
 /**
  * Registers a route declared with `defineRoute` on `app` (the server's own, or a plugin's with its own body parsers):
- * its credentials checked, then its request validated, then the checks of its access declaration that need the
- * validated request, then its resource loaded, then its handler run.
+ * its credentials (or a vendor's signature header) checked, then its request validated, then the checks of its access
+ * declaration that need the validated request, then its resource loaded (a vendor's webhook verified), then its
+ * handler run.
  */
 export function registerRoute(app: FastifyInstance, definition: RouteDefinition, checks: AccessChecks): void {
   const { authenticator, rateLimits } = checks;
   const access = definition.access;
   const needsCaller = takesCaller(access);
+  const vendorSigned = typeof access === "object" && "vendorSignature" in access ? access : undefined;
+  if (vendorSigned && !definition.resource) throw new Error(`${definition.method} ${definition.url}: a vendor's webhook is verified by its resource loader, and declares none`);
   const successStatus = Number(Object.keys(definition.responses).find((status) => status.startsWith("2")) ?? 200);
   app.route({
     method: definition.method,
@@ -334,7 +337,7 @@ export function registerRoute(app: FastifyInstance, definition: RouteDefinition,
         else caller = await authenticator.caller(header, typeof access === "object");
         if (caller && rateLimits.enabled) await rateLimits.check(caller);
       }
-      const signature = typeof access === "object" && "vendorSignature" in access ? vendorSignatureOf(access.vendorSignature, request) : undefined;
+      const webhook = vendorSigned ? signedWebhookOf(vendorSigned, request) : undefined;
       const params = definition.params ? validatePart(definition.params, request.params, "path") : undefined;
       const query = definition.query ? validatePart(definition.query, request.query, "query") : undefined;
       const body = definition.body ? validatePart(definition.body, request.body, "body") : undefined;
@@ -343,9 +346,9 @@ export function registerRoute(app: FastifyInstance, definition: RouteDefinition,
       if (containsNul(params?.value)) throw new UnstorableTextError();
       const parts = { caller, params: params?.value, query: query?.value, body: body?.value };
       enforceAccess(access, caller, parts);
-      const resource = definition.resource ? await definition.resource(parts as Parameters<NonNullable<RouteDefinition["resource"]>>[0]) : undefined;
+      const resource = definition.resource ? await definition.resource({ ...parts, webhook } as Parameters<NonNullable<RouteDefinition["resource"]>>[0]) : undefined;
       if (definition.errorShape) handlerErrorShapes.set(request, definition.errorShape);
-      const result = await definition.handler({ ...parts, resource, signature, request, reply } as Parameters<RouteDefinition["handler"]>[0]);
+      const result = await definition.handler({ ...parts, resource, request, reply } as Parameters<RouteDefinition["handler"]>[0]);
       if (definition.raw) return reply;
       reply.code(successStatus);
       return successStatus === 204 ? reply.send() : result;

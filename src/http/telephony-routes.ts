@@ -1,8 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { RawData } from "ws";
+import type { CarrierPort } from "../domain/calls/ports.js";
 import type { RetellCalls } from "../providers/voice/retell/retell-calls.js";
+import type { RetellWebhooks } from "../providers/voice/retell/retell-webhooks.js";
 import type { TwilioCalls } from "../providers/voice/twilio/twilio-calls.js";
+import type { TwilioWebhooks } from "../providers/voice/twilio/twilio-webhooks.js";
 import type { LiveSockets } from "../providers/voice/live-sockets.js";
 import { RetellLlmSession } from "../providers/voice/retell/retell-llm-session.js";
 import { TwilioMediaSession } from "../providers/voice/twilio/twilio-media-session.js";
@@ -13,9 +16,13 @@ import { defineSocket, registerSocket } from "./socket.js";
 import { bytesOf } from "./socket-support.js";
 
 export interface TelephonyRoutesOptions {
+  /** Where what a vendor's verified webhook reports is applied, and its callers answered. */
+  carriers: CarrierPort;
   retell: RetellCalls;
+  retellWebhooks: RetellWebhooks;
   retellSockets: LiveSockets<RetellLlmSession>;
   twilio: TwilioCalls;
+  twilioWebhooks: TwilioWebhooks;
   twilioStreams: LiveSockets<TwilioMediaSession>;
   /** `PUBLIC_BASE_URL`, the address Twilio signed its callbacks for. */
   publicBaseUrl: string | undefined;
@@ -30,14 +37,14 @@ function textOf(data: RawData): string {
   return bytesOf(data).toString();
 }
 
-const rawBody = (request: FastifyRequest) => (typeof request.body === "string" ? request.body : "");
-const webhook = { tags: ["voice"], hidden: true, responses: { 204: Type.Null() } };
+const webhookRoute = { tags: ["voice"], hidden: true, responses: { 204: Type.Null() } };
 
 /**
  * What telephony vendors call: Retell's webhook and Custom LLM socket, Twilio's voice webhook, status callbacks and
  * media stream. None carries a Parley credential: each is authenticated by the vendor's own means (a signature over
  * the raw body, an unguessable call id, a token Parley put in the call's TwiML), and refused when that fails. Bodies
- * are kept raw in this plugin, since a signature covers the bytes as sent. The sockets are served by the WebSocket plugin of
+ * are kept raw in this plugin, since a signature covers the bytes as sent. A webhook's resource loader verifies it
+ * with the vendor's code and returns what it reports in the domain's words, which its handler applies or answers. The sockets are served by the WebSocket plugin of
  * `socket-routes.ts`, which registers this one: their frames have the limit of every Parley socket.
  */
 export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOptions): FastifyPluginAsync {
@@ -48,13 +55,19 @@ export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOp
     registerRoute(
       app,
       defineRoute({
-        ...webhook,
+        ...webhookRoute,
         method: "POST",
         url: "/voice/retell/webhook",
         summary: "Retell's call webhooks",
         access: { vendorSignature: "retell" },
         bodyLimit: maxWebhookBytes,
-        handler: async ({ request, signature }) => options.retell.webhook(rawBody(request), signature),
+        resource: ({ webhook }) => options.retellWebhooks.verify(webhook),
+        handler: async ({ resource, request }) => {
+          if ("events" in resource) return options.carriers.report(resource);
+          if (!resource.line) return;
+          const answer = await options.carriers.answer(resource.line, resource.caller);
+          if ("refused" in answer) request.log.info({ retellCallId: resource.caller.vendorCallId, refused: answer.refused }, "an inbound Retell call was not answered");
+        },
       }),
       checks,
     );
@@ -62,16 +75,14 @@ export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOp
     registerRoute(
       app,
       defineRoute({
-        ...webhook,
+        ...webhookRoute,
         method: "POST",
         url: "/voice/twilio/status/:call_id",
         summary: "Twilio's status callbacks",
-        access: { vendorSignature: "twilio" },
+        access: { vendorSignature: "twilio", publicBaseUrl: options.publicBaseUrl },
         params: Type.Object({ call_id: Type.String() }),
-        handler: async ({ params, request, signature }) => {
-          const form = Object.fromEntries(new URLSearchParams(rawBody(request)));
-          await options.twilio.status(params.call_id, form, signature, `${options.publicBaseUrl ?? ""}${request.url}`);
-        },
+        resource: ({ params, webhook }) => options.twilioWebhooks.status(params.call_id, webhook),
+        handler: ({ resource }) => options.carriers.report(resource),
       }),
       checks,
     );
@@ -79,14 +90,13 @@ export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOp
     registerRoute(
       app,
       defineRoute({
-        ...webhook,
+        ...webhookRoute,
         method: "POST",
         url: "/voice/twilio/status",
         summary: "Twilio's status callbacks of a number's calls (its \"call status changes\" webhook)",
-        access: { vendorSignature: "twilio" },
-        handler: async ({ request, signature }) => {
-          await options.twilio.numberStatus(Object.fromEntries(new URLSearchParams(rawBody(request))), signature, `${options.publicBaseUrl ?? ""}${request.url}`);
-        },
+        access: { vendorSignature: "twilio", publicBaseUrl: options.publicBaseUrl },
+        resource: ({ webhook }) => options.twilioWebhooks.numberStatus(webhook),
+        handler: ({ resource }) => options.carriers.report(resource),
       }),
       checks,
     );
@@ -94,18 +104,15 @@ export function telephonyRoutes(checks: AccessChecks, options: TelephonyRoutesOp
     registerRoute(
       app,
       defineRoute({
-        ...webhook,
+        ...webhookRoute,
         method: "POST",
         url: "/voice/twilio/inbound",
         summary: "Twilio's voice webhook: a call to one of the projects' numbers, answered with TwiML",
-        access: { vendorSignature: "twilio" },
+        access: { vendorSignature: "twilio", publicBaseUrl: options.publicBaseUrl },
         responses: { 200: Type.String({ description: "TwiML: <Connect><Stream> to answer, <Reject/> to refuse" }) },
         raw: true,
-        handler: async ({ request, reply, signature }) => {
-          const form = Object.fromEntries(new URLSearchParams(rawBody(request)));
-          const twiml = await options.twilio.inbound(form, signature, `${options.publicBaseUrl ?? ""}${request.url}`);
-          return reply.type("text/xml").send(twiml);
-        },
+        resource: ({ webhook }) => options.twilioWebhooks.inbound(webhook),
+        handler: async ({ resource, reply }) => reply.type("text/xml").send(await options.twilioWebhooks.answer(resource)),
       }),
       checks,
     );

@@ -1,4 +1,4 @@
-import type { CallEvent, CarrierCall, CarrierPort, InboundAnswer, InboundCaller, InboundLine, ProviderCall, TranscriptItem } from "./ports.js";
+import type { CallEvent, CallReport, CarrierCall, CarrierPort, InboundAnswer, InboundCaller, InboundLine, ProviderCall, TranscriptItem } from "./ports.js";
 import type { CallEvents } from "./call-events.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import type { CallService } from "./call-service.js";
@@ -38,6 +38,11 @@ export class CallCarriers implements CarrierPort {
 
   apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void> {
     return this.deps.events.apply(call, events);
+  }
+
+  async report({ call, vendorCallId, events }: CallReport): Promise<void> {
+    if (vendorCallId) await this.bind(call.id, call.provider, vendorCallId);
+    await this.apply(call, events);
   }
 
   connect(callId: string): Promise<boolean> {

@@ -59,6 +59,16 @@ export type CallEvent =
   /** The vendor's post-call analysis. */
   | { type: "analysis"; deliveryId: string; analysis: CallAnalysis };
 
+/**
+ * A vendor's report about one of its calls, its signature verified with the key of the call's project: the call, the
+ * vendor's id for it when the report names one, and what it says as call events.
+ */
+export interface CallReport {
+  call: CarrierCall;
+  vendorCallId: string | undefined;
+  events: CallEvent[];
+}
+
 /** The recording and timed transcript of a call that this instance carried with real audio, taken as it ends. */
 export interface CallMedia {
   transcriptObject: unknown;
@@ -114,6 +124,15 @@ export interface InboundCaller {
 }
 
 /**
+ * A vendor's caller to one of the projects' numbers, its request verified with the key of a project that holds the
+ * number: `line` is the project that answers the call, undefined when none of them does (nothing is then recorded).
+ */
+export interface VerifiedCaller {
+  caller: InboundCaller;
+  line: InboundLine | undefined;
+}
+
+/**
  * How Parley answered a vendor's caller: the call, or why none was made (`declined`: the project does not answer calls
  * or the caller's number is not a phone number; `busy`: the caller's thread already has a call on the line).
  */
@@ -166,6 +185,8 @@ export interface CarrierPort {
   version(call: CarrierCall): Promise<{ config: ProjectConfig; secrets: ProjectSecrets }>;
   /** Applies what the vendor reported, each event once by its delivery id. */
   apply(call: CarrierCall, events: readonly CallEvent[]): Promise<void>;
+  /** Applies a verified report: records the vendor's id for the call (see `bind`), then applies its events. */
+  report(report: CallReport): Promise<void>;
   /** Makes a queued call ongoing; false when it can no longer start. */
   connect(callId: string): Promise<boolean>;
   /** The projects that hold `number` on the vendor `provider`, for the carrier to authenticate a caller's request against. */

@@ -72,3 +72,16 @@ function errorDetail(text: string): string {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * A vendor's webhook as its signature covers it, for the vendor's own code to verify before anything in it is used
+ * or looked up beyond what finds the key.
+ */
+export interface SignedWebhook {
+  /** The body exactly as it arrived. */
+  rawBody: string;
+  /** The vendor's signature header. */
+  signature: string;
+  /** The URL the vendor called, as it was given it (`PUBLIC_BASE_URL`, then the request's path and query). */
+  url: string;
+}
