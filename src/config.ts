@@ -238,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
       vendorTimeoutMs: integer(env, "VOICE_VENDOR_TIMEOUT_MS", 10_000, 100, 120_000),
       vendorSocketGraceMs: integer(env, "VOICE_VENDOR_SOCKET_GRACE_MS", 2_000, 0, 60_000),
       recordWaitMs: integer(env, "CALL_RECORD_WAIT_MS", 15_000, 100, 600_000),
+      lengthGraceMs: integer(env, "CALL_LENGTH_GRACE_MS", 5_000, 0, 600_000),
     },
   };
 }

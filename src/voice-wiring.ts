@@ -46,7 +46,6 @@ import type { ThreadService } from "./domain/threads/thread-service.js";
 import type { VoiceSettings } from "./domain/calls/voice-settings.js";
 import type { CallToolSupport } from "./domain/calls/call-agent.js";
 import { SecretBox } from "./domain/access/secrets.js";
-import { inboundSettingsOf } from "./domain/projects/project-config.js";
 import { MessagesStore } from "./store/messages-store.js";
 
 export interface VoiceDeps {
@@ -195,11 +194,8 @@ export function createVoice(deps: VoiceDeps): Voice {
     heartbeatMs: settings.heartbeatMs,
     staleAfterMs: settings.staleAfterMs,
     recordWaitMs: settings.recordWaitMs,
+    lengthGraceMs: settings.lengthGraceMs,
     log,
-    maxCallSeconds: async (call) => {
-      const { config } = await deps.projects.resolveById(call.organization_id, call.project_id, call.config_version_id);
-      return call.direction === "inbound" ? inboundSettingsOf(config).max_call_seconds : config.voice.max_call_seconds;
-    },
   });
   // A key of its own, derived from the JWT secret, so that every instance signs recording URLs alike.
   const signingKey = createHmac("sha256", deps.secrets.jwtSecret).update("parley recording URLs").digest("hex");

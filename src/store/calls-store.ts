@@ -17,8 +17,8 @@ export class CallsStore implements CallsRepository {
     const [row] = await tx.query<CallRecord>(
       `INSERT INTO calls AS c (id, organization_id, thread_id, project_id, config_version_id, call_type, direction, status,
                                from_number, to_number, voice_provider_account_id, scheduled_for, owner, heartbeat_at, provider,
-                               appointment_opening_id, verification_code_sealed)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14, $15, $16)
+                               appointment_opening_id, verification_code_sealed, max_call_seconds)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, CASE WHEN $13::text IS NULL THEN NULL ELSE now() END, $14, $15, $16, $17)
        ON CONFLICT DO NOTHING RETURNING ${columns}`,
       [
         call.id,
@@ -37,6 +37,7 @@ export class CallsStore implements CallsRepository {
         call.provider,
         call.appointmentOpeningId,
         call.verificationCodeSealed,
+        call.maxCallSeconds,
       ],
     );
     return row;
@@ -124,6 +125,18 @@ export class CallsStore implements CallsRepository {
     const rows = await this.db.query<{ id: string }>(
       `SELECT id FROM calls WHERE ending_reason IS NOT NULL AND status = 'ongoing' AND ending_since < now() - make_interval(secs => $1::float8) LIMIT 500`,
       [seconds],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async overLength(graceSeconds: number): Promise<string[]> {
+    // The first bound lets the partial index skip the calls that started too recently to be over any limit (1 s at least).
+    const rows = await this.db.query<{ id: string }>(
+      `SELECT id FROM calls WHERE status = 'ongoing' AND ending_reason IS NULL
+          AND started_at < now() - make_interval(secs => 1 + $1::float8)
+          AND started_at < now() - make_interval(secs => max_call_seconds + $1::float8)
+        LIMIT 500`,
+      [graceSeconds],
     );
     return rows.map((row) => row.id);
   }

@@ -61,6 +61,10 @@ export class CallCarriers implements CarrierPort {
     return this.deps.lifecycle.carry(callId);
   }
 
+  rejoin(callId: string): Promise<boolean> {
+    return this.deps.lifecycle.rejoined(callId);
+  }
+
   async end(callId: string, reason: DisconnectionReason): Promise<void> {
     await this.deps.lifecycle.finish(callId, reason);
   }

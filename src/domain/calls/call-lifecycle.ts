@@ -64,8 +64,9 @@ export class CallLifecycle implements CallEventSink {
   }
 
   /**
-   * Told of each call that goes live on this instance, whichever its carrier: it connected here, or its media reached
-   * this instance (an inbound call answered before it, see `answered`), once the call is ongoing.
+   * Told of each call that goes live on this instance, whichever its carrier: it connected here, its media reached
+   * this instance (an inbound call answered before it, see `answered`), once the call is ongoing, or its live leg came
+   * back to this instance (`rejoined`).
    */
   onConnected(listener: ConnectedListener): void {
     this.connectedListeners.push(listener);
@@ -106,7 +107,16 @@ export class CallLifecycle implements CallEventSink {
     return this.live(callId, (await this.stores.calls.carry(callId, this.options.owner)) !== undefined);
   }
 
-  /** A call went live on this instance (`went`): it connected here, or its media reached it; listeners are told. */
+  /**
+   * The live leg of an ongoing call reached this instance again: a vendor reconnected its socket here, after a restart
+   * or the loss of the instance that held it. The call goes live here as it did there (its length limit is this
+   * instance's to hold from now, for the time left); false when the call is not ongoing.
+   */
+  async rejoined(callId: string): Promise<boolean> {
+    return this.live(callId, (await this.stores.calls.findById(callId))?.status === "ongoing");
+  }
+
+  /** A call went live on this instance (`went`): it connected here, its media reached it, or it came back to it; listeners are told. */
   private live(callId: string, went: boolean): boolean {
     if (went) for (const listener of this.connectedListeners) listener(callId);
     return went;

@@ -15,7 +15,7 @@ import type {
   WebCallHost,
 } from "./ports.js";
 import type { CallFilters, CallRecord, CallsRepository } from "./calls-repository.js";
-import type { DisconnectionReason } from "./call-states.js";
+import type { CallDirection, DisconnectionReason } from "./call-states.js";
 import type { VendorCallsRepository } from "./vendor-calls-repository.js";
 import type { Db } from "../shared/database.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
@@ -135,9 +135,8 @@ export class CallService {
     const call = await this.deps.db.transaction(async (tx) => {
       const inserted = await this.deps.calls.insert(
         {
-          ...newCallOf(organizationId, thread.id, resolved),
+          ...newCallOf(organizationId, thread.id, resolved, "outbound"),
           callType: "phone_call",
-          direction: "outbound",
           status: scheduledFor ? "scheduled" : "queued",
           fromNumber: line.fromNumber,
           toNumber,
@@ -233,10 +232,9 @@ export class CallService {
     const organizationId = resolved.project.organization_id;
     const thread = await this.deps.threads.findOrCreateByAlias(organizationId, line.fromNumber, resolved.project.id);
     return this.deps.calls.insert({
-      ...newCallOf(organizationId, thread.id, resolved),
+      ...newCallOf(organizationId, thread.id, resolved, "inbound"),
       provider: line.provider,
       callType: "phone_call",
-      direction: "inbound",
       status: "queued",
       fromNumber: line.fromNumber,
       toNumber: line.toNumber,
@@ -271,9 +269,8 @@ export class CallService {
     const call = await this.deps.db.transaction(async (tx) => {
       const inserted = await this.deps.calls.insert(
         {
-          ...newCallOf(organizationId, thread.id, resolved),
+          ...newCallOf(organizationId, thread.id, resolved, null),
           callType: "web_call",
-          direction: null,
           status: "queued",
           fromNumber: null,
           toNumber: null,
@@ -477,6 +474,17 @@ export class CallService {
 type PromptHistory = { role: "user" | "assistant"; content: string }[];
 
 /** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
-function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject) {
-  return { id: uuidv7(), organizationId, threadId, projectId: resolved.project.id, configVersionId: resolved.configVersionId, provider: resolved.config.voice.provider };
+/** What every new call takes from its project version: its provider, and its maximum length (the inbound one for an inbound call). */
+function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject, direction: CallDirection | null) {
+  const { config } = resolved;
+  return {
+    id: uuidv7(),
+    organizationId,
+    threadId,
+    projectId: resolved.project.id,
+    configVersionId: resolved.configVersionId,
+    direction,
+    provider: config.voice.provider,
+    maxCallSeconds: direction === "inbound" ? inboundSettingsOf(config).max_call_seconds : config.voice.max_call_seconds,
+  };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { VoiceProvider } from "./ports.js";
-import { callEndedChannel, callEndingChannel, type CallRecord, type CallsRepository } from "./calls-repository.js";
+import { callEndedChannel, callEndingChannel, type CallsRepository } from "./calls-repository.js";
 import type { Db } from "../shared/database.js";
 import type { CallLifecycle } from "./call-lifecycle.js";
 import { disconnectionReasons, type DisconnectionReason } from "./call-states.js";
@@ -10,9 +10,9 @@ export interface CallSupervisorOptions {
   heartbeatMs: number;
   staleAfterMs: number;
   recordWaitMs: number;
+  /** How long past its maximum length an ongoing call may run before the sweep ends it (its carrier's timer ends it on time). */
+  lengthGraceMs: number;
   log: Logger;
-  /** The call's `voice.max_call_seconds`, from the configuration version it was created with. */
-  maxCallSeconds(call: CallRecord): Promise<number>;
 }
 
 function isReason(value: string): value is DisconnectionReason {
@@ -29,6 +29,12 @@ function isReason(value: string): value is DisconnectionReason {
  * instances ended (a DELETE served elsewhere), and it holds the one timer of a call's maximum length. It ends with
  * their record the calls it carries whose end another instance was told of (a vendor's callback served elsewhere), or
  * without it those whose carrier did not deliver it in time.
+ *
+ * A call's maximum length holds whatever happens to the instance that armed its timer: the instance its live leg
+ * comes back to (Retell reconnecting its socket after a restart or the loss of another instance) arms it again from
+ * the call's recorded start, and the sweep ends as `max_duration_reached` any ongoing call past its
+ * `max_call_seconds` by more than `lengthGraceMs` (a vendor-carried call whose timer went with its instance, a call
+ * whose carrier stopped beating), before the stale calls, so that such a call ends for its length rather than as lost.
  */
 export class CallSupervisor {
   private timer: NodeJS.Timeout | undefined;
@@ -51,14 +57,15 @@ export class CallSupervisor {
   }
 
   /**
-   * Ends the connected call as `max_duration_reached` once its maximum length (`voice.max_call_seconds`, or the
-   * inbound one) has passed since it started; armed on the instance that connected it, whichever its carrier (the
-   * simulated callee, a web client's socket, Twilio's media stream, Retell's socket or webhook).
+   * Ends the live call as `max_duration_reached` once its maximum length (`voice.max_call_seconds`, or the inbound
+   * one, as the call recorded it) has passed since it started; armed on the instance where it went live, whichever its
+   * carrier (the simulated callee, a web client's socket, Twilio's media stream, Retell's socket or webhook), and again
+   * on one its live leg came back to, for the time that is left.
    */
   private async limitLength(callId: string): Promise<void> {
     const call = await this.calls.findById(callId);
     if (!call?.started_at || call.status !== "ongoing" || this.lengthLimits.has(callId)) return;
-    const remainingMs = call.started_at.getTime() + (await this.options.maxCallSeconds(call)) * 1000 - Date.now();
+    const remainingMs = call.started_at.getTime() + call.max_call_seconds * 1000 - Date.now();
     const timer = setTimeout(() => {
       this.lengthLimits.delete(callId);
       this.lifecycle.finish(callId, "max_duration_reached").catch((error: unknown) => this.options.log.warn({ err: error, callId }, "ending a call at its maximum length failed"));
@@ -103,6 +110,7 @@ export class CallSupervisor {
   private async tick(): Promise<void> {
     try {
       await this.calls.heartbeat(this.options.owner);
+      for (const callId of await this.calls.overLength(this.options.lengthGraceMs / 1000)) await this.lifecycle.finish(callId, "max_duration_reached");
       const staleSeconds = this.options.staleAfterMs / 1000;
       const { stale, notJoined } = await this.calls.abandoned(staleSeconds);
       for (const callId of notJoined) await this.lifecycle.finish(callId, "error_user_not_joined");

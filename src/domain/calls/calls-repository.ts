@@ -38,6 +38,8 @@ export interface CallRecord {
   vendor_duration_seconds: number | null;
   /** The seconds of voice usage charged for the call so far. */
   billed_seconds: number | null;
+  /** The call's maximum length, from the configuration version it was created with (the inbound one for an inbound call). */
+  max_call_seconds: number;
   /** The phone-call request's `appointment_opening_id`: a prompt variable of the call, and part of each tool request. */
   appointment_opening_id: string | null;
   /** The phone-call request's `verification_code`, sealed (SecretBox); never returned. */
@@ -62,6 +64,7 @@ export interface NewCall {
   scheduledFor: Date | null;
   owner: string | null;
   provider: string;
+  maxCallSeconds: number;
   appointmentOpeningId: string | null;
   verificationCodeSealed: string | null;
 }
@@ -130,6 +133,8 @@ export interface CallsRepository {
   requestEnd(id: string, reason: DisconnectionReason, tx: Queryable): Promise<CallRecord | undefined>;
   /** Ongoing calls whose end has waited for their record longer than `seconds`. */
   overdueEnds(seconds: number): Promise<string[]>;
+  /** Ongoing calls not yet ending that have run past their `max_call_seconds` by more than `graceSeconds`. */
+  overLength(graceSeconds: number): Promise<string[]>;
   /**
    * Applies a vendor's times: its start and length to a call that has started, its end to one that is over.
    * Undefined when nothing changed.

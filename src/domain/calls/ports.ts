@@ -199,6 +199,11 @@ export interface CarrierPort {
   answer(line: InboundLine, caller: InboundCaller): Promise<InboundAnswer>;
   /** An answered call's media reached this instance, which carries the call from now; false when it is over or carried already. */
   carry(callId: string): Promise<boolean>;
+  /**
+   * The live leg of a call that is ongoing already reached this instance (a vendor reconnected its socket here): this
+   * instance holds the call's length limit from now, for the time left. False when the call is not ongoing.
+   */
+  rejoin(callId: string): Promise<boolean>;
   /** Parley ends the call for a reason of its own (its maximum length, a stage that failed). */
   end(callId: string, reason: DisconnectionReason): Promise<void>;
   /** The call's agent and configuration; `recorded` utterances of it are in the thread's history already. */

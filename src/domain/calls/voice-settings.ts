@@ -19,6 +19,11 @@ export interface VoiceSettings {
    * transcript) before it ends without one: that instance is wedged, or lost between two heartbeats.
    */
   recordWaitMs: number;
+  /**
+   * How long past its `max_call_seconds` an ongoing call may still run before any instance's sweep ends it: the
+   * instance carrying a call ends it on time; the sweep is for calls whose carrier (and its timer) is gone.
+   */
+  lengthGraceMs: number;
   /** `audio`: every call runs through the speech pipeline; `text`: simulated and web calls go as text (fast tests), telephony still carries audio. */
   speechMode: "audio" | "text";
   /** Shared offline engines: pocketsphinx decoders per language, eSpeak NG workers. */

@@ -36,13 +36,16 @@ export class RetellCalls {
     const { agent, config } = await carriers.agentFor(call, history.length);
     const callId = call.id;
     const inbound = call.direction === "inbound" ? inboundSettingsOf(config) : undefined;
+    // A socket Retell reconnects to this instance (the one that held it restarted or was lost) carries the call from here.
+    if (call.status === "ongoing") await carriers.rejoin(callId);
     return {
       callId,
       agent,
       history,
       // The agent greets an inbound caller first; a socket Retell reconnects mid-call picks up instead.
       ...(inbound && history.length === 0 ? { greeting: inbound.greeting } : {}),
-      connect: async () => (await carriers.connect(callId)) || (await carriers.call(callId))?.status === "ongoing",
+      // Connected here, or elsewhere meanwhile (Retell's `call_started` served by another instance): live here either way.
+      connect: async () => (await carriers.connect(callId)) || (await carriers.rejoin(callId)),
       closesConversation: (reply) => carriers.closesConversation(reply),
       log: this.deps.log,
     };
