@@ -473,8 +473,10 @@ export class CallService {
 
 type PromptHistory = { role: "user" | "assistant"; content: string }[];
 
-/** What every new call records: a fresh id, its organization and thread, and the project version it runs on. */
-/** What every new call takes from its project version: its provider, and its maximum length (the inbound one for an inbound call). */
+/**
+ * What every new call records: a fresh id, its organization and thread, the project version it runs on, and what it
+ * takes from that version: its provider and its maximum length (the inbound one for an inbound call).
+ */
 function newCallOf(organizationId: string, threadId: string, resolved: ResolvedProject, direction: CallDirection | null) {
   const { config } = resolved;
   return {
