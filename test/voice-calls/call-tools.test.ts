@@ -179,6 +179,30 @@ forEachDatabase("tools during calls", (h) => {
     events.close();
   });
 
+  test("an inbound caller's request runs the project's tool as on an outbound call: signed, naming the call and the caller's thread, its answer spoken", async () => {
+    model.setBehaviour(bookingModel("book_appointment", "You are booked for Tuesday."));
+    const config = toolsConfig(model, [bookTool(`${receiver.url}/json`)]);
+    const { apiKey, projectId } = await h().organization({ ...config, voice: { ...config.voice, inbound: { enabled: true, greeting: "Acme bookings, hello." } } });
+    const answered = await h().request({ method: "POST", url: "/voice/simulated/inbound", headers: { authorization: apiKey }, payload: { project_id: projectId, from: "+14155552671" } });
+    assert.equal(answered.status, 200, answered.body);
+    const { id: callId, thread_id: threadId } = answered.json<{ id: string; thread_id: string }>();
+    const ended = await waitForCall(h().request, apiKey, callId, (call) => call.status === "ended");
+    assert.equal(ended.direction, "inbound");
+    assert.equal(ended.disconnection_reason, "user_hangup");
+    assert.match(ended.transcript ?? "", /^Agent: Acme bookings, hello\.\n/);
+    assert.match(ended.transcript ?? "", /Agent: Let me see\. You are booked for Tuesday\./);
+
+    const toolRequest = receiver.requests.find((request) => request.json["call"] !== null && (request.json["call"] as { id: string }).id === callId);
+    assert.ok(toolRequest?.verified, "the receiver got a signed request naming the call");
+    assert.equal(toolRequest.json["thread_id"], threadId);
+    assert.deepEqual(toolRequest.json["arguments"], { day: "Tuesday" });
+    const events = await h().database.db.query<{ payload: { call_id: string; tool_call: { name: string } } }>(
+      "SELECT payload FROM thread_events WHERE thread_id = $1 AND type = 'tool.called'",
+      [threadId],
+    );
+    assert.deepEqual(events.map((event) => [event.payload.call_id, event.payload.tool_call.name]), [[callId, "book_appointment"]]);
+  });
+
   test("the built-in agent ends a call on the caller's farewell when the project gives it end_call, and not before", async () => {
     const { apiKey, projectId } = await h().organization({ agent: { ...acmeAgent, tools: [{ name: "hang_up", type: "end_call" }] }, voice: { accounts: [{ id: accountId, phone_numbers: ["+14155550100"] }] } });
     const threadId = await h().thread(apiKey);
