@@ -41,6 +41,8 @@ export interface Config {
   cacheMaxAgeMs: number;
   /** How often each instance merges the trigram search index's pending list into the index (store/search-index-merger.ts). */
   searchIndexIntervalMs: number;
+  /** How often freed C memory is handed back to the system (0: never); see src/process-memory.ts. */
+  memoryTrimIntervalMs: number;
   /** Whether the agent's tools may call receivers on loopback, private or link-local addresses (tests, trusted networks). */
   toolsAllowPrivateNetworks: boolean;
   voice: VoiceSettings;
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
     searchIndexIntervalMs: integer(env, "SEARCH_INDEX_INTERVAL_MS", 200, 10, 60_000),
+    memoryTrimIntervalMs: integer(env, "MEMORY_TRIM_INTERVAL_MS", 5_000, 0, 3_600_000),
     eventsRetentionHours: integer(env, "EVENTS_RETENTION_HOURS", 168, 0, 1_000_000),
     toolsAllowPrivateNetworks: flag(env, "TOOLS_ALLOW_PRIVATE_NETWORKS"),
     httpTimeouts: {

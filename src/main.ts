@@ -1,5 +1,6 @@
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
+import { trimFreedMemory } from "./process-memory.js";
 
 function printFirstStart(config: Config, keys: NonNullable<Awaited<ReturnType<typeof createApp>>["firstStart"]>): void {
   const base = `http://localhost:${config.port}`;
@@ -38,11 +39,13 @@ export async function serve(): Promise<void> {
   const app = await createApp(config);
   await app.server.listen({ port: config.port, host: config.host });
   if (app.firstStart) printFirstStart(config, app.firstStart);
+  const trimmer = trimFreedMemory(config.memoryTrimIntervalMs);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.server.log.info({ signal }, "shutting down: finishing in-flight requests");
+    trimmer.stop();
     await app.close();
     process.exit(0);
   };
