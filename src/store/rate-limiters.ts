@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { RateDecision, RateLimiter } from "../domain/access/rate-limits.js";
@@ -15,13 +15,17 @@ const postgresTable = "rate_limits";
  */
 export class FlexibleRateLimiter implements RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
-  private readonly redis: Redis | undefined;
+  /** Loaded only with REDIS_URL: ioredis is a few megabytes of memory that other deployments never use. */
+  private readonly redis: Promise<Redis> | undefined;
   private readonly pool: pg.Pool | undefined;
 
   constructor(backend: RateLimitBackend) {
     if (backend.kind === "redis") {
-      this.redis = new Redis(backend.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      this.redis.on("error", () => undefined);
+      this.redis = import("ioredis").then(({ Redis }) => {
+        const client = new Redis(backend.url, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+        client.on("error", () => undefined);
+        return client;
+      });
     }
     if (backend.kind === "postgres") {
       this.pool = new pg.Pool({ connectionString: backend.connectionString, max: 2 });
@@ -31,7 +35,7 @@ export class FlexibleRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     try {
-      await this.limiterFor(limit, windowMs).consume(key);
+      await (await this.limiterFor(limit, windowMs)).consume(key);
       return { allowed: true, retryAfterSeconds: 0 };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
@@ -39,12 +43,14 @@ export class FlexibleRateLimiter implements RateLimiter {
     }
   }
 
-  private limiterFor(points: number, windowMs: number): RateLimiterAbstract {
+  private async limiterFor(points: number, windowMs: number): Promise<RateLimiterAbstract> {
     const name = `${points}:${windowMs}`;
+    // Awaited before the lookup, so that the check and the insertion below run in one go.
+    const redis = this.redis ? await this.redis : undefined;
     let limiter = this.limiters.get(name);
     if (!limiter) {
       const options = { points, duration: Math.ceil(windowMs / 1000), keyPrefix: `parley:rl:${name}` };
-      if (this.redis) limiter = new RateLimiterRedis({ ...options, storeClient: this.redis });
+      if (redis) limiter = new RateLimiterRedis({ ...options, storeClient: redis });
       else if (this.pool) limiter = new RateLimiterPostgres({ ...options, storeClient: this.pool, storeType: "pool", tableName: postgresTable, tableCreated: true });
       else limiter = new RateLimiterMemory(options);
       this.limiters.set(name, limiter);
@@ -53,7 +59,7 @@ export class FlexibleRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
-    await this.redis?.quit().catch(() => undefined);
+    await this.redis?.then((client) => client.quit()).catch(() => undefined);
     await this.pool?.end().catch(() => undefined);
   }
 }
