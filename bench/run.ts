@@ -12,6 +12,7 @@ import { historyScale } from "./history-scale.js";
 import { messagesPage } from "./messages-page.js";
 import { soak } from "./soak.js";
 import { speechAccuracy } from "./speech-accuracy.js";
+import { startupFootprint } from "./startup-footprint.js";
 import { endOfTurn } from "./end-of-turn.js";
 import { storePeer } from "./store-peer.js";
 import { storeTurns } from "./store-turns.js";
@@ -20,7 +21,7 @@ import { voiceCalls } from "./voice.js";
 import { retellSocket } from "./retell-socket.js";
 import { twilioMedia } from "./twilio-media.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket, twilioMedia, speechAccuracy, endOfTurn];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket, twilioMedia, speechAccuracy, endOfTurn, startupFootprint];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

@@ -1,28 +1,33 @@
 /**
- * `npx tsx bench/startup-footprint.ts [--runs N]`: how long a `parley` admin command takes to start and finish, and
- * how much memory an idle server holds, 10 s and 30 s after it answers: on the embedded database (first start, then a
- * restart on the same data) and on PostgreSQL (a fresh database on BENCH_POSTGRES_ADMIN_URL, by default the local
- * server at 127.0.0.1:5432; left out when it is not reachable). Figures are in docs/deployment.md; on a shared
- * machine they vary by tens of percent.
+ * Start-up and memory at rest (`npm run bench -- --only startup-footprint`):
+ *  - how long a `parley` admin command takes to start and finish (its usage printout);
+ *  - the resident memory of an idle server as `npm start` runs it (package.json's Node flags, the default settings,
+ *    so with the default speech engines available but not loaded), 10 s and 30 s after it first answers: on the
+ *    embedded database (first start, then a restart on the same data) and on a fresh PostgreSQL database;
+ *  - in the same run, the same server with Node's defaults and no freed-memory trimming (MEMORY_TRIM_INTERVAL_MS=0):
+ *    the state before issue 26, as the baseline of each figure;
+ *  - the first requests after the idle wait, as the README makes them (a thread, then a chat turn on the demo
+ *    project), timed on both, so that a saving that made the first request slow would show;
+ *  - the memory after GET /readyz, which checks every offline speech engine (an orchestrator's readiness probe).
+ * Figures are in docs/deployment.md; on a shared machine they vary by tens of percent.
  */
-import { randomBytes } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { parseArgs } from "node:util";
-import pg from "pg";
+import { fileURLToPath } from "node:url";
+import type { Benchmark } from "./lib/benchmark.js";
+import type { BenchContext, DbKind } from "./lib/context.js";
+import { row, type BenchmarkResult, type Row } from "./lib/report.js";
+import { startScriptNodeFlags } from "./lib/start-script.js";
 
-const { values } = parseArgs({ options: { runs: { type: "string", default: "5" } } });
-const runs = Number(values.runs);
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const cli = path.join(root, "bin/parley.js");
+const cli = fileURLToPath(new URL("../bin/parley.js", import.meta.url));
+const secrets = { JWT_SECRET: "bench-jwt-secret-0123456789abcdef0123", ENCRYPTION_KEY: "bench-encryption-key-0123456789abcdef" };
+const targetMb: Record<DbKind, number> = { pglite: 300, postgres: 127 };
 
 function cliSeconds(): number {
   const started = process.hrtime.bigint();
   // Without a command the tool prints its usage: the whole start-up, nothing of the server's.
-  spawnSync(process.execPath, [cli], { stdio: "ignore" });
+  spawnSync(process.execPath, [...startScriptNodeFlags(), cli], { stdio: "ignore" });
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
@@ -35,64 +40,127 @@ function freePort(): Promise<number> {
   });
 }
 
-function rssMb(pid: number): Promise<number> {
-  return readFile(`/proc/${pid}/status`, "utf8").then((status) => Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-/** Resident memory of an idle `parley serve` 10 s and 30 s after its /healthz first answers. */
-async function idleRss(env: Record<string, string>): Promise<{ at10: number; at30: number }> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function timed(base: string, method: string, path: string, authorization: string, body: unknown): Promise<{ ms: number; json: Record<string, unknown> }> {
+  const started = performance.now();
+  const response = await fetch(base + path, { method, headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return { ms, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+interface IdleServer {
+  /** From spawning the process to its first /healthz answer. */
+  startSeconds: number;
+  at10: number;
+  at30: number;
+  /** The first POST /threads and the first chat turn after the idle wait (the README's first requests). */
+  firstThreadMs: number;
+  firstChatMs: number;
+  secondChatMs: number;
+  /** The API key the first start printed, for the restart. */
+  apiKey: string;
+  afterReadyz?: number;
+  speech?: string;
+}
+
+/**
+ * `parley serve` with these Node flags and settings, left idle for 30 s after it first answers, then asked the
+ * README's first requests (with `apiKey`, or the key a first start prints).
+ */
+async function idleServer(nodeFlags: string[], env: Record<string, string>, options: { apiKey?: string; readyz?: boolean }): Promise<IdleServer> {
   const port = await freePort();
-  const server = spawn(process.execPath, [cli, "serve"], { env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" }, stdio: "ignore" });
+  const base = `http://127.0.0.1:${port}`;
+  const { SPEECH_MODE: _speechMode, ...inherited } = process.env;
+  const started = performance.now();
+  const server = spawn(process.execPath, [...nodeFlags, cli, "serve"], {
+    env: { ...inherited, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let printed = "";
+  server.stdout.setEncoding("utf8").on("data", (chunk: string) => (printed += chunk));
+  const exited = new Promise((resolve) => server.once("exit", resolve));
   try {
     for (;;) {
-      const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false);
+      if (server.exitCode !== null) throw new Error(`parley serve exited with ${server.exitCode}`);
+      const up = await fetch(`${base}/healthz`).then((response) => response.ok, () => false);
       if (up) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(100);
     }
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const startSeconds = (performance.now() - started) / 1000;
+    await sleep(10_000);
     const at10 = await rssMb(server.pid!);
-    await new Promise((resolve) => setTimeout(resolve, 20_000));
-    return { at10, at30: await rssMb(server.pid!) };
+    await sleep(20_000);
+    const at30 = await rssMb(server.pid!);
+    const apiKey = options.apiKey ?? /API key:\s+(\S+)/.exec(printed)?.[1];
+    if (!apiKey) throw new Error("the first start printed no API key");
+    const thread = await timed(base, "POST", "/threads", apiKey, { project_name: "demo" });
+    const chat = { thread_id: thread.json.thread_id, message: "What are your opening hours?", service_config_name: "demo" };
+    const firstChat = await timed(base, "POST", "/chat", apiKey, chat);
+    const secondChat = await timed(base, "POST", "/chat", apiKey, chat);
+    const result: IdleServer = { startSeconds, at10, at30, firstThreadMs: thread.ms, firstChatMs: firstChat.ms, secondChatMs: secondChat.ms, apiKey };
+    if (options.readyz) {
+      const readiness = (await (await fetch(`${base}/readyz`)).json()) as { speech?: { engine: string; ok: boolean }[] };
+      result.speech = (readiness.speech ?? []).map((engine) => `${engine.engine}${engine.ok ? "" : " (missing)"}`).join(", ");
+      await sleep(10_000);
+      result.afterReadyz = await rssMb(server.pid!);
+    }
+    return result;
   } finally {
     server.kill("SIGTERM");
-    await new Promise((resolve) => server.once("exit", resolve));
+    await exited;
   }
 }
 
-function line(label: string, rss: { at10: number; at30: number }): string {
-  return `${label}: ${rss.at10.toFixed(0)} MB RSS after 10 s, ${rss.at30.toFixed(0)} MB after 30 s`;
-}
-
-/** A fresh database on the PostgreSQL server for one measurement, dropped after; undefined when none is reachable. */
-async function withPostgresDatabase<T>(work: (url: string) => Promise<T>): Promise<T | undefined> {
-  const adminUrl = process.env.BENCH_POSTGRES_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-  try {
-    await admin.connect();
-  } catch {
-    return undefined;
-  }
-  const name = `parley_footprint_${process.pid}`;
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return await work(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
-const times = Array.from({ length: runs }, cliSeconds).sort((a, b) => a - b);
-console.log(`parley (usage): median ${times[Math.floor(runs / 2)]!.toFixed(2)} s, min ${times[0]!.toFixed(2)} s over ${runs} runs`);
-const dataDir = await mkdtemp(path.join(tmpdir(), "parley-footprint-"));
-try {
-  console.log(line("idle server on PGlite, first start", await idleRss({ DATA_DIR: dataDir })));
-  console.log(line("idle server on PGlite, restart    ", await idleRss({ DATA_DIR: dataDir })));
-  const secrets = { JWT_SECRET: randomBytes(32).toString("hex"), ENCRYPTION_KEY: randomBytes(32).toString("hex") };
-  const postgres = await withPostgresDatabase((url) => idleRss({ DATA_DIR: dataDir, DATABASE_URL: url, ...secrets }));
-  console.log(postgres ? line("idle server on PostgreSQL         ", postgres) : "idle server on PostgreSQL: not measured (no PostgreSQL reachable)");
-} finally {
-  await rm(dataDir, { recursive: true, force: true });
-}
+export const startupFootprint: Benchmark = {
+  name: "startup-footprint",
+  byDefault: true,
+  async run(context: BenchContext): Promise<BenchmarkResult> {
+    const rows: Row[] = [];
+    const details: Record<string, unknown> = {};
+    const notes: string[] = [];
+    const runs = context.options.quick ? 3 : 5;
+    const times = Array.from({ length: runs }, cliSeconds).sort((a, b) => a - b);
+    rows.push(row({ benchmark: "startup-footprint", db: "-", name: `parley (usage printout), median of ${runs}`, figure: times[Math.floor(runs / 2)]!, unit: "s" }));
+    const npmStart = startScriptNodeFlags();
+    const before = { MEMORY_TRIM_INTERVAL_MS: "0" };
+    for (const kind of context.options.dbs) {
+      const fresh = async (): Promise<Record<string, string>> =>
+        kind === "pglite" ? { DATA_DIR: await context.tempDir() } : { DATA_DIR: await context.tempDir(), DATABASE_URL: (await context.postgresDatabase()).url, ...secrets };
+      const database = await fresh();
+      const now = await idleServer(npmStart, database, { readyz: true });
+      const baseline = await idleServer([], { ...(await fresh()), ...before }, {});
+      const restart = kind === "pglite" ? await idleServer(npmStart, database, { apiKey: now.apiKey }) : undefined;
+      // A --quick run leaves out the restart's own baseline: each server here is 40 s or more.
+      const restartBaseline = kind === "pglite" && !context.options.quick ? await idleServer([], { ...database, ...before }, { apiKey: now.apiKey }) : undefined;
+      details[kind] = { npmStart: now, nodeDefaults: baseline, ...(restart ? { restart, restartNodeDefaults: restartBaseline } : {}), nodeFlags: npmStart };
+      const label = "Node defaults, no trim";
+      const start = kind === "pglite" ? ", first start" : "";
+      const bound = `≤ ${targetMb[kind]} MB`;
+      rows.push(
+        row({ benchmark: "startup-footprint", db: kind, name: `idle RSS 10 s after start${start}`, figure: now.at10, unit: "MB", baseline: baseline.at10, baselineLabel: label, target: bound }, { on: "figure", atMost: targetMb[kind] }),
+        row({ benchmark: "startup-footprint", db: kind, name: `idle RSS 30 s after start${start}`, figure: now.at30, unit: "MB", baseline: baseline.at30, baselineLabel: label, target: bound }, { on: "figure", atMost: targetMb[kind] }),
+      );
+      if (restart) {
+        const restartBefore = restartBaseline ? { baseline: restartBaseline.at30, baselineLabel: label } : {};
+        rows.push(row({ benchmark: "startup-footprint", db: kind, name: "idle RSS 30 s after a restart", figure: restart.at30, unit: "MB", ...restartBefore, target: bound }, { on: "figure", atMost: targetMb[kind] }));
+      }
+      rows.push(
+        row({ benchmark: "startup-footprint", db: kind, name: "idle RSS after GET /readyz (speech engines checked)", figure: now.afterReadyz ?? Number.NaN, unit: "MB", target: bound }, { on: "figure", atMost: targetMb[kind] }),
+        row({ benchmark: "startup-footprint", db: kind, name: `start to first /healthz answer${start}`, figure: now.startSeconds, unit: "s", baseline: baseline.startSeconds, baselineLabel: label }),
+        row({ benchmark: "startup-footprint", db: kind, name: "first POST /threads after 30 s idle", figure: now.firstThreadMs, unit: "ms", baseline: baseline.firstThreadMs, baselineLabel: label }),
+        row({ benchmark: "startup-footprint", db: kind, name: "first POST /chat", figure: now.firstChatMs, unit: "ms", baseline: baseline.firstChatMs, baselineLabel: label }),
+        row({ benchmark: "startup-footprint", db: kind, name: "second POST /chat", figure: now.secondChatMs, unit: "ms", baseline: baseline.secondChatMs, baselineLabel: label }),
+      );
+      notes.push(`startup-footprint on ${kind}: npm start runs node ${npmStart.join(" ")}; speech engines available: ${now.speech || "none reported"}.`);
+    }
+    return { rows, details, notes };
+  },
+};

@@ -12,6 +12,7 @@ import { backendPids, cpuMeter } from "./cpu.js";
 import { api } from "./http.js";
 import type { LoadResult, LoadSpec } from "./load-generator.js";
 import type { ParleyServerInfo } from "./parley-server.js";
+import { startScriptNodeFlags } from "./start-script.js";
 
 export type DbKind = "postgres" | "pglite";
 
@@ -122,7 +123,7 @@ export class BenchContext {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       ...(database ? { DATABASE_URL: database.url, ...secrets } : {}),
       ...env,
-    }, ["--expose-gc", ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]);
+    }, [...startScriptNodeFlags(), "--expose-gc", ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]);
     const stop = this.defer(async () => {
       await child.stop();
       await database?.drop();

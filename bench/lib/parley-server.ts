@@ -1,10 +1,11 @@
 /**
- * A Parley server as `npm start` runs it (config from the environment, createApp, listen), in a child process of the
- * benchmark. Besides HTTP it answers the runner's requests: SQL on its own database (PGlite lives inside this
- * process, so bulk loads have to run here) and its memory figures.
+ * A Parley server as `npm start` runs it (its Node flags, config from the environment, createApp, listen, freed
+ * memory handed back), in a child process of the benchmark. Besides HTTP it answers the runner's requests: SQL on its
+ * own database (PGlite lives inside this process, so bulk loads have to run here) and its memory figures.
  */
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
+import { trimFreedMemory } from "../../src/process-memory.js";
 import { serveParent } from "./children.js";
 
 export interface ParleyServerInfo {
@@ -15,6 +16,7 @@ export interface ParleyServerInfo {
 const config = loadConfig(process.env);
 const app = await createApp(config);
 await app.server.listen({ port: 0, host: "127.0.0.1" });
+trimFreedMemory(config.memoryTrimIntervalMs);
 const address = app.server.server.address();
 if (address === null || typeof address === "string") throw new Error("no TCP address");
 
