@@ -27,6 +27,8 @@ export interface EngineStatus {
 export class SpeechEngines {
   private readonly recognizers = new Map<string, PocketsphinxStt>();
   private readonly espeak: EspeakPool;
+  /** The engines `status` found running. */
+  private readonly found = new Set<string>();
 
   constructor(private readonly options: { sttWorkers: number; ttsWorkers: number }) {
     this.espeak = new EspeakPool(options.ttsWorkers);
@@ -62,11 +64,16 @@ export class SpeechEngines {
     if (config.tts.provider === "flite") await new FliteTts(config.tts.voice as FliteVoice).check();
   }
 
-  /** What `/readyz` reports: each offline engine of the default settings, and whether it runs here. */
+  /**
+   * What `/readyz` reports: each offline engine of the default settings, and whether it runs here. An engine found
+   * running is not checked again (an orchestrator asks every few seconds), and a check leaves no engine running.
+   */
   async status(): Promise<EngineStatus[]> {
     const probe = async (engine: string, check: () => Promise<unknown>): Promise<EngineStatus> => {
+      if (this.found.has(engine)) return { engine, ok: true };
       try {
         await check();
+        this.found.add(engine);
         return { engine, ok: true };
       } catch (error) {
         return { engine, ok: false, detail: error instanceof SpeechUnavailableError ? error.message : `${engine} failed: ${String(error)}` };
@@ -76,7 +83,7 @@ export class SpeechEngines {
       probe("vad:webrtc", () => WebRtcVad.create().then((vad) => vad.close())),
       probe("stt:pocketsphinx", () => checkPocketsphinx("en-US")),
       probe("tts:flite", () => new FliteTts(defaultSpeech.tts.voice as FliteVoice).check()),
-      probe("tts:espeak", () => this.espeak.check()),
+      probe("tts:espeak", () => this.espeak.probe()),
     ]);
   }
 

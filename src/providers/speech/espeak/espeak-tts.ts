@@ -34,6 +34,17 @@ export class EspeakPool {
     await this.worker(0);
   }
 
+  /**
+   * Like `check`, but leaves no worker behind when none was running: a worker (a thread with its own WebAssembly,
+   * ~25 MB) is for calls that speak with eSpeak NG, not for a readiness probe.
+   */
+  async probe(): Promise<void> {
+    if (this.workers.some((worker) => worker !== undefined)) return this.check();
+    const worker = await EspeakWorker.start();
+    if (!worker) throw notInstalled();
+    await worker.close();
+  }
+
   async close(): Promise<void> {
     const workers = this.workers.splice(0, this.workers.length, ...this.workers.map(() => undefined));
     await Promise.all(workers.map(async (worker) => (await worker?.catch(() => undefined))?.close()));
@@ -43,7 +54,7 @@ export class EspeakPool {
     let worker = this.workers[index];
     if (!worker) {
       worker = EspeakWorker.start().then((started) => {
-        if (!started) throw new SpeechUnavailableError("tts", "eSpeak NG is not installed: the optional npm package espeak-ng is missing (npm install without --omit=optional)");
+        if (!started) throw notInstalled();
         return started;
       });
       worker.catch(() => {
@@ -53,6 +64,10 @@ export class EspeakPool {
     }
     return worker;
   }
+}
+
+function notInstalled(): SpeechUnavailableError {
+  return new SpeechUnavailableError("tts", "eSpeak NG is not installed: the optional npm package espeak-ng is missing (npm install without --omit=optional)");
 }
 
 export interface EspeakVoiceOptions {
