@@ -20,8 +20,8 @@ export interface FreedMemoryTrimmer {
  * milliseconds. Where the C library has no `malloc_trim` (musl, macOS), this does nothing.
  */
 export function trimFreedMemory(intervalMs: number): FreedMemoryTrimmer {
-  let trim: (done: () => void) => void;
   if (intervalMs === 0) return { stop: () => undefined };
+  let trim: (done: () => void) => void;
   try {
     const koffi = createRequire(import.meta.url)("koffi") as Koffi;
     const mallocTrim = koffi.load("libc.so.6").func("int malloc_trim(size_t pad)");
