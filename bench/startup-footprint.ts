@@ -6,6 +6,7 @@
  *    embedded database (first start, then a restart on the same data) and on a fresh PostgreSQL database;
  *  - in the same run, the same server with Node's defaults and no freed-memory trimming (MEMORY_TRIM_INTERVAL_MS=0):
  *    the state before issue 26, as the baseline of each figure;
+ *  - the time to the first /healthz answer, wall and CPU (the CPU time is what load from elsewhere barely moves);
  *  - the first requests after the idle wait, as the README makes them (a thread, then a chat turn on the demo
  *    project), timed on both, so that a saving that made the first request slow would show;
  *  - the memory after GET /readyz, which checks every offline speech engine (an orchestrator's readiness probe).
@@ -45,6 +46,13 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** CPU seconds the process has used (user and system), from /proc: unlike wall time, load from elsewhere barely moves it. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /, "").split(" ");
+  // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function timed(base: string, method: string, path: string, authorization: string, body: unknown): Promise<{ ms: number; json: Record<string, unknown> }> {
@@ -57,8 +65,9 @@ async function timed(base: string, method: string, path: string, authorization: 
 }
 
 interface IdleServer {
-  /** From spawning the process to its first /healthz answer. */
+  /** From spawning the process to its first /healthz answer: wall time, and the CPU time the process used. */
   startSeconds: number;
+  startCpuSeconds: number;
   at10: number;
   at30: number;
   /** The first POST /threads and the first chat turn after the idle wait (the README's first requests). */
@@ -95,6 +104,7 @@ async function idleServer(nodeFlags: string[], env: Record<string, string>, opti
       await sleep(100);
     }
     const startSeconds = (performance.now() - started) / 1000;
+    const startCpuSeconds = await cpuSeconds(server.pid!);
     await sleep(10_000);
     const at10 = await rssMb(server.pid!);
     await sleep(20_000);
@@ -105,7 +115,7 @@ async function idleServer(nodeFlags: string[], env: Record<string, string>, opti
     const chat = { thread_id: thread.json.thread_id, message: "What are your opening hours?", service_config_name: "demo" };
     const firstChat = await timed(base, "POST", "/chat", apiKey, chat);
     const secondChat = await timed(base, "POST", "/chat", apiKey, chat);
-    const result: IdleServer = { startSeconds, at10, at30, firstThreadMs: thread.ms, firstChatMs: firstChat.ms, secondChatMs: secondChat.ms, apiKey };
+    const result: IdleServer = { startSeconds, startCpuSeconds, at10, at30, firstThreadMs: thread.ms, firstChatMs: firstChat.ms, secondChatMs: secondChat.ms, apiKey };
     if (options.readyz) {
       const readiness = (await (await fetch(`${base}/readyz`)).json()) as { speech?: { engine: string; ok: boolean }[] };
       result.speech = (readiness.speech ?? []).map((engine) => `${engine.engine}${engine.ok ? "" : " (missing)"}`).join(", ");
@@ -155,6 +165,7 @@ export const startupFootprint: Benchmark = {
       rows.push(
         row({ benchmark: "startup-footprint", db: kind, name: "idle RSS after GET /readyz (speech engines checked)", figure: now.afterReadyz ?? Number.NaN, unit: "MB", target: bound }, { on: "figure", atMost: targetMb[kind] }),
         row({ benchmark: "startup-footprint", db: kind, name: `start to first /healthz answer${start}`, figure: now.startSeconds, unit: "s", baseline: baseline.startSeconds, baselineLabel: label }),
+        row({ benchmark: "startup-footprint", db: kind, name: `CPU time to first /healthz answer${start}`, figure: now.startCpuSeconds, unit: "s", baseline: baseline.startCpuSeconds, baselineLabel: label }),
         row({ benchmark: "startup-footprint", db: kind, name: "first POST /threads after 30 s idle", figure: now.firstThreadMs, unit: "ms", baseline: baseline.firstThreadMs, baselineLabel: label }),
         row({ benchmark: "startup-footprint", db: kind, name: "first POST /chat", figure: now.firstChatMs, unit: "ms", baseline: baseline.firstChatMs, baselineLabel: label }),
         row({ benchmark: "startup-footprint", db: kind, name: "second POST /chat", figure: now.secondChatMs, unit: "ms", baseline: baseline.secondChatMs, baselineLabel: label }),
