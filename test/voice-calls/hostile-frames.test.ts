@@ -81,8 +81,9 @@ forEachDatabase("hostile frames and parameters on the WebSockets", (h) => {
     const { apiKey, projectId } = await h().organization();
     const threadId = await h().thread(apiKey);
     const events = await TestSocket.open(`${base}/threads/${threadId}/events`, { authorization: apiKey });
-    const queued = await h().request({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
-    assert.equal(queued.status, 200);
+    // Placed through this suite's app, so that the call's join window is this app's, not the shared one's 300 ms.
+    const queued = await app.server.inject({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
+    assert.equal(queued.statusCode, 200);
     const ready = await events.next((event) => event.type === "web_call.ready");
     events.close();
     const callId = String(ready.call_id);
@@ -174,8 +175,9 @@ forEachDatabase("hostile frames and parameters on the WebSockets", (h) => {
     const { apiKey, projectId } = await h().organization();
     const threadId = await h().thread(apiKey);
     const events = await TestSocket.open(`${base}/threads/${threadId}/events`, { authorization: apiKey });
-    const queued = await h().request({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
-    assert.equal(queued.status, 200, queued.body);
+    // Placed through this suite's app, so that the call's join window is this app's, not the shared one's 300 ms.
+    const queued = await app.server.inject({ method: "POST", url: `/voice/${threadId}/web-call`, headers: { authorization: apiKey }, payload: { project_id: projectId } });
+    assert.equal(queued.statusCode, 200, queued.body);
     const ready = await events.next((event) => event.type === "web_call.ready");
     events.close();
     const sockets: [string, Record<string, string>][] = [
