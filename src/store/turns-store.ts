@@ -61,7 +61,15 @@ export class TurnsStore implements TurnsRepository {
 
   async openFlushing(turn: TurnOpening, lease: ThreadLease | null): Promise<OpenedTurn & { durable: Promise<void> }> {
     const { rows, committed } = await this.db.queryCommittingLater<OpenedRow>(openStatement, openParams(turn, lease));
-    const { opened, eventSeq } = opening(rows);
+    let result: ReturnType<typeof opening>;
+    try {
+      result = opening(rows);
+    } catch (error) {
+      // Refused (the lease is held), having changed nothing: its transaction ends before the next attempt.
+      await committed.catch(() => undefined);
+      throw error;
+    }
+    const { opened, eventSeq } = result;
     const durable = committed.then(() => {
       if (eventSeq !== null) this.announce(turn.threadId, eventSeq);
     });
