@@ -14,6 +14,14 @@ const maxPreparedStatements = 1_000;
 /** pg's own conversion of a parameter to its text on the wire (a Date, an array, an object as JSON…). */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): Buffer | string | null } }).utils;
 
+/** Parse, bind and execute of `text` as the unnamed statement, with a description of its rows when they are wanted. */
+function unnamed(connection: pg.Connection, text: string, values: readonly unknown[], describe: boolean): void {
+  connection.parse({ name: "", text, types: [] }, true);
+  connection.bind({ statement: "", values: values.map((value) => prepareValue(value)) }, true);
+  if (describe) connection.describe({ type: "P", name: "" }, true);
+  connection.execute({ portal: "" }, true);
+}
+
 /**
  * A statement sent in one write between a BEGIN and a COMMIT, with a Flush after it: the server runs the three back
  * to back and sends the statement's rows before it commits, so that they come back after one round trip while the
@@ -54,21 +62,14 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   submit(connection: pg.Connection): void {
     connection.stream.cork();
     try {
-      this.unnamed(connection, "BEGIN", []);
-      this.unnamed(connection, this.text, this.values);
+      unnamed(connection, "BEGIN", [], false);
+      unnamed(connection, this.text, this.values, true);
       connection.flush();
-      this.unnamed(connection, "COMMIT", []);
+      unnamed(connection, "COMMIT", [], false);
       connection.sync();
     } finally {
       connection.stream.uncork();
     }
-  }
-
-  private unnamed(connection: pg.Connection, text: string, values: readonly unknown[]): void {
-    connection.parse({ name: "", text, types: [] }, true);
-    connection.bind({ statement: "", values: values.map((value) => prepareValue(value)) }, true);
-    if (text === this.text) connection.describe({ type: "P", name: "" }, true);
-    connection.execute({ portal: "" }, true);
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
