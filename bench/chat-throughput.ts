@@ -40,7 +40,8 @@ export async function chatAgainstDirect(context: BenchContext, kind: DbKind, tim
       const database = await cpuMeter(directBackends);
       const result = await closedLoop({ concurrency: connections, ...window }, (worker) => directTurn(target, seeded.threads[worker]!, shape, chatQuestion, builtinAnswer));
       const used = process.cpuUsage(own);
-      const turns = Math.max(1, result.completed);
+      // The CPU was measured over the warm-up too, so it is shared among every turn of the window.
+      const turns = Math.max(1, result.total);
       const postgresSeconds = await database.stop();
       return { ...result, cpu: { serverUs: (used.user + used.system) / turns, postgresUs: (postgresSeconds * 1e6) / turns } };
     },
@@ -56,11 +57,11 @@ export async function chatAgainstDirect(context: BenchContext, kind: DbKind, tim
 }
 
 /** Per-turn CPU of the direct windows, weighted by their turns. */
-function mergeDirectCpu(windows: { completed: number; cpu: CpuPerRequest }[]): CpuPerRequest {
-  const total = windows.reduce((sum, w) => sum + w.completed, 0) || 1;
+function mergeDirectCpu(windows: { total: number; cpu: CpuPerRequest }[]): CpuPerRequest {
+  const total = windows.reduce((sum, w) => sum + w.total, 0) || 1;
   return {
-    serverUs: windows.reduce((sum, w) => sum + w.cpu.serverUs * w.completed, 0) / total,
-    postgresUs: windows.reduce((sum, w) => sum + w.cpu.postgresUs * w.completed, 0) / total,
+    serverUs: windows.reduce((sum, w) => sum + w.cpu.serverUs * w.total, 0) / total,
+    postgresUs: windows.reduce((sum, w) => sum + w.cpu.postgresUs * w.total, 0) / total,
   };
 }
 

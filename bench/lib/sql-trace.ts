@@ -30,6 +30,10 @@ export function traced(db: Db, log: string[]): Db {
       log.push("COMMIT");
       return result;
     },
+    queryCommittingLater: <Row>(sql: string, params: readonly unknown[]) => {
+      log.push("BEGIN", normalize(sql), "COMMIT");
+      return db.queryCommittingLater<Row>(sql, params);
+    },
   });
 }
 

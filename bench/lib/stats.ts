@@ -109,15 +109,19 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Runs `work` from `concurrency` loops until `durationMs` has passed; samples (ms) only after `warmupMs`. */
+/**
+ * Runs `work` from `concurrency` loops until `durationMs` has passed; samples (ms) only after `warmupMs`. `total`
+ * counts the runs of the warm-up too, as CPU measured over the whole loop must be divided by it.
+ */
 export async function closedLoop(
   options: { concurrency: number; warmupMs: number; durationMs: number },
   work: (worker: number) => Promise<void>,
-): Promise<Window> {
+): Promise<Window & { total: number }> {
   const start = performance.now();
   const measureFrom = start + options.warmupMs;
   const end = measureFrom + options.durationMs;
   const samples: number[] = [];
+  let total = 0;
   let errors = 0;
   let firstError: string | undefined;
   await Promise.all(
@@ -126,6 +130,7 @@ export async function closedLoop(
         const began = performance.now();
         try {
           await work(worker);
+          total += 1;
           if (began >= measureFrom) samples.push(performance.now() - began);
         } catch (error) {
           errors += 1;
@@ -135,5 +140,5 @@ export async function closedLoop(
     }),
   );
   const seconds = (performance.now() - measureFrom) / 1000;
-  return { completed: samples.length, errors, seconds, perSecond: samples.length / seconds, latencies: summarize(samples), samples, ...(firstError ? { firstError } : {}) };
+  return { completed: samples.length, total, errors, seconds, perSecond: samples.length / seconds, latencies: summarize(samples), samples, ...(firstError ? { firstError } : {}) };
 }

@@ -43,6 +43,12 @@ export class ChatStream {
     const raw = this.reply.raw;
     if (raw.destroyed || raw.writableEnded) return;
     const json = JSON.stringify(data);
+    // Lines written in one go (the tokens held back until the user's message was durable, or those of one chunk from
+    // the model) leave in one write of the socket.
+    if (raw.writableCorked === 0) {
+      raw.cork();
+      process.nextTick(() => raw.uncork());
+    }
     raw.write(this.sse ? `event: ${event}\ndata: ${json}\n\n` : `${json}\n`);
   }
 
@@ -57,7 +63,6 @@ export class ChatStream {
     raw.setHeader("content-type", this.sse ? "text/event-stream; charset=utf-8" : "application/x-ndjson");
     raw.setHeader("cache-control", "no-cache");
     raw.setHeader("x-accel-buffering", "no");
-    raw.flushHeaders();
     // The client hanging up half-closes the socket; it is destroyed at the end so it does not linger as keep-alive.
     raw.socket?.once("end", this.markClientGone);
   }

@@ -23,9 +23,10 @@ export class Notifier {
     }
     payloads.add(payload);
     if (!this.scheduled && !this.sending) {
-      // Those of the same tick share the statement.
+      // Those of the same turn of the event loop share the statement, which is sent after that turn's own writes (a
+      // reply, a stream's first token) rather than before them.
       this.scheduled = true;
-      queueMicrotask(() => this.flush());
+      setImmediate(() => this.flush());
     }
   }
 

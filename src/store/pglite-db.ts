@@ -64,7 +64,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     kind: "pglite",
     query: self.query,
     transaction,
-    transactionCommittingLater: async (work) => ({ result: await transaction(work), committed: Promise.resolve() }),
+    queryCommittingLater: async (sql, params) => ({ rows: await self.query(sql, params), committed: Promise.resolve() }),
     exec: async (script) => void (await pg.exec(script)),
     async listen(channel: string, handler: NotificationHandler) {
       return pg.listen(channel, handler);

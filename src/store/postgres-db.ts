@@ -11,6 +11,96 @@ function getTypeParser(oid: number, format?: "text" | "binary"): (value: string)
 
 const maxPreparedStatements = 1_000;
 
+/** pg's own conversion of a parameter to its text on the wire (a Date, an array, an object as JSON…). */
+const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): Buffer | string | null } }).utils;
+
+/** Parse, bind and execute of `text` as the unnamed statement, with a description of its rows when they are wanted. */
+function unnamed(connection: pg.Connection, text: string, values: readonly unknown[], describe: boolean): void {
+  connection.parse({ name: "", text, types: [] }, true);
+  connection.bind({ statement: "", values: values.map((value) => prepareValue(value)) }, true);
+  if (describe) connection.describe({ type: "P", name: "" }, true);
+  connection.execute({ portal: "" }, true);
+}
+
+/**
+ * A statement sent in one write between a BEGIN and a COMMIT, with a Flush after it: the server runs the three back
+ * to back and sends the statement's rows before it commits, so that they come back after one round trip while the
+ * commit is flushed to disk, rather than after three (BEGIN, the statement, COMMIT). The three are parsed unnamed,
+ * which leaves the client's record of its prepared statements alone. An error makes the server skip the rest (the
+ * transaction is then aborted, and must be rolled back).
+ */
+class StatementCommittingLater<Row> implements pg.Submittable {
+  readonly rows: Promise<Row[]>;
+  readonly committed: Promise<void>;
+  private resolveRows!: (rows: Row[]) => void;
+  private rejectRows!: (error: unknown) => void;
+  private resolveCommitted!: () => void;
+  private rejectCommitted!: (error: unknown) => void;
+  private columns: { name: string; parse: (value: string) => unknown }[] = [];
+  private readonly received: Row[] = [];
+  /** CommandComplete messages so far: BEGIN's, the statement's, COMMIT's. */
+  private completed = 0;
+  private failed = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly values: readonly unknown[],
+  ) {
+    this.rows = new Promise((resolve, reject) => {
+      this.resolveRows = resolve;
+      this.rejectRows = reject;
+    });
+    this.committed = new Promise((resolve, reject) => {
+      this.resolveCommitted = resolve;
+      this.rejectCommitted = reject;
+    });
+    // Whoever waits on one of the two hears a failure; the other must not count as unhandled.
+    this.rows.catch(() => undefined);
+    this.committed.catch(() => undefined);
+  }
+
+  submit(connection: pg.Connection): void {
+    connection.stream.cork();
+    try {
+      unnamed(connection, "BEGIN", [], false);
+      unnamed(connection, this.text, this.values, true);
+      connection.flush();
+      unnamed(connection, "COMMIT", [], false);
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+  }
+
+  handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
+    this.columns = message.fields.map((field) => ({ name: field.name, parse: getTypeParser(field.dataTypeID) }));
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    const row: Record<string, unknown> = {};
+    this.columns.forEach((column, index) => {
+      const value = message.fields[index];
+      row[column.name] = value === null || value === undefined ? null : column.parse(value);
+    });
+    this.received.push(row as Row);
+  }
+
+  handleCommandComplete(): void {
+    this.completed += 1;
+    if (this.completed === 2) this.resolveRows(this.received);
+  }
+
+  handleError(error: unknown): void {
+    this.failed = true;
+    this.rejectRows(error);
+    this.rejectCommitted(error);
+  }
+
+  handleReadyForQuery(): void {
+    if (!this.failed) this.resolveCommitted();
+  }
+}
+
 /**
  * Names for the statements the code issues, so that each connection parses and plans them once rather than on every
  * call (a third of the database's work for a short look-up). The code has a fixed set of statement texts; should
@@ -43,7 +133,8 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   };
   const listener = new PostgresListener({ connectionString, types: { getTypeParser } });
 
-  async function transactionCommittingLater<T>(work: (tx: Transaction) => Promise<T>): Promise<{ result: T; committed: Promise<void> }> {
+  /** A pooled client for a transaction of its own, with how to hand it back (dropped when its connection was lost). */
+  async function checkOut(): Promise<{ client: pg.PoolClient; release(lost: boolean): void }> {
     const client = await pool.connect();
     // A checked-out client whose connection drops emits "error"; unhandled, that would end the process.
     let dropped = false;
@@ -51,30 +142,55 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
       dropped = true;
     };
     client.on("error", ignoreDrop);
-    const release = () => {
-      client.off("error", ignoreDrop);
-      client.release(dropped);
+    return {
+      client,
+      release: (lost) => {
+        client.off("error", ignoreDrop);
+        client.release(dropped || lost);
+      },
     };
+  }
+
+  /** Ends a transaction that failed: rolled back, unless its connection is gone (then nothing is left to reuse). */
+  async function abandon(client: pg.PoolClient, release: (lost: boolean) => void, error: unknown): Promise<void> {
+    const lost = isConnectionFailure(error);
+    if (!lost) await client.query("ROLLBACK").catch(() => undefined);
+    release(lost);
+  }
+
+  async function transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const { client, release } = await checkOut();
     let result: T;
     try {
       await client.query("BEGIN");
       result = await work({ query: (sql, params) => run(client, sql, params), exec: async (script) => void (await client.query(script)) });
+      await client.query("COMMIT");
     } catch (error) {
-      if (isConnectionFailure(error)) dropped = true;
-      else await client.query("ROLLBACK").catch(() => undefined);
-      release();
+      await abandon(client, release, error);
       throw error;
     }
-    const committed = client.query("COMMIT").then(
-      () => release(),
-      (error: unknown) => {
-        // A failed COMMIT ends the transaction (rolled back); a lost connection leaves nothing to reuse.
-        if (isConnectionFailure(error)) dropped = true;
-        release();
+    release(false);
+    return result;
+  }
+
+  async function queryCommittingLater<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; committed: Promise<void> }> {
+    const { client, release } = await checkOut();
+    const statement = new StatementCommittingLater<Row>(sql, params);
+    client.query(statement);
+    // A failed COMMIT ends the transaction (rolled back); a failed statement leaves it aborted, to be rolled back.
+    const committed = statement.committed.then(
+      () => release(false),
+      async (error: unknown) => {
+        await abandon(client, release, error);
         throw error;
       },
     );
-    return { result, committed };
+    try {
+      return { rows: await statement.rows, committed };
+    } catch (error) {
+      await committed.catch(() => undefined);
+      throw error;
+    }
   }
 
   return {
@@ -82,12 +198,8 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
     query: (sql, params) => run(pool, sql, params),
     // A query without parameters goes by the simple protocol, which takes several statements on one connection.
     exec: async (script) => void (await pool.query(script)),
-    async transaction(work) {
-      const { result, committed } = await transactionCommittingLater(work);
-      await committed;
-      return result;
-    },
-    transactionCommittingLater,
+    transaction,
+    queryCommittingLater,
     listen: (channel, handler) => listener.listen(channel, handler),
     get listening() {
       return listener.listening;

@@ -54,6 +54,40 @@ const leaseSeconds = 30;
 const backoffMs = (attempt: number) => Math.min(25 * 2 ** attempt, 500);
 
 /**
+ * Listens for a thread's unlock notification from before an attempt to take its lease, so that one sent while the
+ * attempt fails is not missed; a timer is set only once the attempt failed and there is something to wait for.
+ */
+class UnlockWatch {
+  private heard = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly stopWatching: (watch: UnlockWatch) => void) {}
+
+  unlocked(): void {
+    this.heard = true;
+    this.wake?.();
+  }
+
+  /** Resolves on the unlock notification (at once if it came already) or after `timeoutMs`, and stops watching. */
+  wait(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), timeoutMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.stop();
+        resolve();
+      };
+      if (this.heard) this.wake();
+    });
+  }
+
+  stop(): void {
+    this.wake = undefined;
+    this.stopWatching(this);
+  }
+}
+
+/**
  * Across instances on one PostgreSQL, a lease on the thread row. It holds no pooled connection while a reply is
  * generated (a thousand concurrent streams need no thousand connections), and it does not outlive a killed
  * instance: the holder's liveness is vouched for by the backend pid of its instance's dedicated connection, and
@@ -61,7 +95,10 @@ const backoffMs = (attempt: number) => Math.min(25 * 2 ** attempt, 500);
  */
 export class PostgresThreadLocks implements ThreadLocks {
   private readonly queue = new KeyedQueue();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly watches = new Map<string, Set<UnlockWatch>>();
+  /** The leases this instance holds, by thread (one at most each, the queue sees to it): the heartbeat keeps them alive. */
+  private readonly held = new Map<string, string>();
+  private heartbeat: NodeJS.Timeout | undefined;
   private connection: Promise<{ client: pg.Client; pid: number }> | undefined;
 
   constructor(
@@ -82,19 +119,31 @@ export class PostgresThreadLocks implements ThreadLocks {
       const { pid } = await this.liveness();
       const token = randomUUID();
       let released = false;
-      const lease: ThreadLease = { token, pid, seconds: leaseSeconds, markReleased: () => (released = true) };
+      const lease: ThreadLease = {
+        token,
+        pid,
+        seconds: leaseSeconds,
+        markReleased() {
+          released = true;
+        },
+      };
       return this.holding(
         threadId,
         token,
         async () => {
           for (let attempt = 0; ; attempt += 1) {
-            const woken = this.nextWake(threadId, backoffMs(attempt));
+            const watch = this.watchUnlock(threadId);
             try {
-              return await work(lease);
+              const result = await work(lease);
+              watch.stop();
+              return result;
             } catch (error) {
-              if (!(error instanceof LeaseBusyError)) throw error;
+              if (!(error instanceof LeaseBusyError)) {
+                watch.stop();
+                throw error;
+              }
             }
-            await woken;
+            await watch.wait(backoffMs(attempt));
           }
         },
         () => released,
@@ -104,19 +153,17 @@ export class PostgresThreadLocks implements ThreadLocks {
 
   /** Runs `work` under the lease `token`, keeping it alive, and releases it after (unless a statement of `work` did). */
   private async holding<T>(threadId: string, token: string, work: () => Promise<T>, releasedByWork: () => boolean = () => false): Promise<T> {
-    const heartbeat = setInterval(() => {
-      void this.db
-        .query(`${asyncCommit} UPDATE threads SET lock_until = now() + make_interval(secs => $3) FROM no_flush WHERE id = $1 AND lock_token = $2`, [
-          threadId,
-          token,
-          leaseSeconds,
-        ])
-        .catch(() => undefined);
-    }, (leaseSeconds * 1000) / 3);
+    this.held.set(threadId, token);
+    // One timer renews every lease held: a turn shorter than its period (most) costs no timer of its own.
+    this.heartbeat ??= setInterval(() => this.renewLeases(), (leaseSeconds * 1000) / 3);
     try {
       return await work();
     } finally {
-      clearInterval(heartbeat);
+      this.held.delete(threadId);
+      if (this.held.size === 0) {
+        clearInterval(this.heartbeat);
+        this.heartbeat = undefined;
+      }
       if (!releasedByWork()) {
         await this.db
           .query(
@@ -130,38 +177,53 @@ export class PostgresThreadLocks implements ThreadLocks {
     }
   }
 
+  private renewLeases(): void {
+    for (const [threadId, token] of this.held) {
+      void this.db
+        .query(`${asyncCommit} UPDATE threads SET lock_until = now() + make_interval(secs => $3) FROM no_flush WHERE id = $1 AND lock_token = $2`, [
+          threadId,
+          token,
+          leaseSeconds,
+        ])
+        .catch(() => undefined);
+    }
+  }
+
   private async acquire(threadId: string, token: string): Promise<void> {
     const { pid } = await this.liveness();
     for (let attempt = 0; ; attempt += 1) {
-      const woken = this.nextWake(threadId, backoffMs(attempt));
+      const watch = this.watchUnlock(threadId);
       const rows = await this.db.query(
         `${asyncCommit} UPDATE threads SET lock_token = $2, lock_pid = $3, lock_until = now() + make_interval(secs => $4)
           FROM no_flush WHERE id = $1 AND (lock_token IS NULL OR lock_until < now()
                 OR NOT EXISTS (SELECT 1 FROM pg_stat_get_activity(threads.lock_pid)))
           RETURNING id`,
         [threadId, token, pid, leaseSeconds],
-      );
-      if (rows.length > 0) return;
-      await woken;
+      ).catch((error: unknown) => {
+        watch.stop();
+        throw error;
+      });
+      if (rows.length > 0) {
+        watch.stop();
+        return;
+      }
+      await watch.wait(backoffMs(attempt));
     }
   }
 
-  private nextWake(threadId: string, timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(threadId);
-      if (!set) {
-        set = new Set();
-        this.waiters.set(threadId, set);
-      }
-      const done = () => {
-        clearTimeout(timer);
-        set.delete(done);
-        if (set.size === 0) this.waiters.delete(threadId);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      set.add(done);
+  private watchUnlock(threadId: string): UnlockWatch {
+    let set = this.watches.get(threadId);
+    if (!set) {
+      set = new Set();
+      this.watches.set(threadId, set);
+    }
+    const watching = set;
+    const watch = new UnlockWatch((stopped) => {
+      watching.delete(stopped);
+      if (watching.size === 0 && this.watches.get(threadId) === watching) this.watches.delete(threadId);
     });
+    watching.add(watch);
+    return watch;
   }
 
   private liveness(): Promise<{ client: pg.Client; pid: number }> {
@@ -171,7 +233,7 @@ export class PostgresThreadLocks implements ThreadLocks {
         this.connection = undefined;
       });
       client.on("notification", (message) => {
-        for (const wake of [...(this.waiters.get(message.payload ?? "") ?? [])]) wake();
+        for (const watch of [...(this.watches.get(message.payload ?? "") ?? [])]) watch.unlocked();
       });
       await client.connect();
       await client.query(`LISTEN ${unlockChannel}`);

@@ -1,5 +1,5 @@
 import { jsonParam } from "./db.js";
-import type { Db, Queryable } from "../domain/shared/database.js";
+import type { Db } from "../domain/shared/database.js";
 import { threadEventsChannel } from "../domain/events/events-repository.js";
 import type { Notifier } from "./notifier.js";
 import { unlockChannel } from "./thread-locks.js";
@@ -7,6 +7,35 @@ import { LeaseBusyError, type ThreadLease } from "../domain/threads/thread-locks
 import type { OpenedTurn, TurnsRepository } from "../domain/chat/turns-repository.js";
 
 type TurnOpening = Parameters<TurnsRepository["open"]>[0];
+
+const openStatement = "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+interface OpenedRow {
+  conversation_id: number;
+  history: OpenedTurn["history"];
+  event_seq: number | null;
+}
+
+function openParams(turn: TurnOpening, lease: ThreadLease | null): unknown[] {
+  return [
+    turn.threadId,
+    turn.projectId,
+    turn.startNewConversation,
+    turn.userMessage?.id ?? null,
+    turn.userMessage?.content ?? null,
+    turn.userMessage ? jsonParam(turn.userMessage.extras) : null,
+    turn.historyLimit,
+    lease?.token ?? null,
+    lease?.pid ?? null,
+    lease?.seconds ?? null,
+  ];
+}
+
+/** The opened turn, and its message's event (null without a user's message); no row: another holder has the lease. */
+function opening([row]: OpenedRow[]): { opened: OpenedTurn; eventSeq: number | null } {
+  if (!row) throw new LeaseBusyError();
+  return { opened: { conversationId: row.conversation_id, history: row.history }, eventSeq: row.event_seq };
+}
 
 /**
  * The writes of one chat turn as two statements (the SQL functions `parley_open_turn` and `parley_close_turn`, each in
@@ -16,7 +45,7 @@ type TurnOpening = Parameters<TurnsRepository["open"]>[0];
  */
 export class TurnsStore implements TurnsRepository {
   constructor(
-    private readonly db: Pick<Db, "query" | "transactionCommittingLater">,
+    private readonly db: Pick<Db, "query" | "queryCommittingLater">,
     private readonly notifier: Notifier,
   ) {}
 
@@ -25,37 +54,26 @@ export class TurnsStore implements TurnsRepository {
    * event, and reads the history. Throws LeaseBusyError, having changed nothing, while another holder has the lease.
    */
   async open(turn: TurnOpening, lease: ThreadLease | null): Promise<OpenedTurn> {
-    const { opened, eventSeq } = await this.openIn(this.db, turn, lease);
+    const { opened, eventSeq } = opening(await this.db.query<OpenedRow>(openStatement, openParams(turn, lease)));
     if (eventSeq !== null) this.announce(turn.threadId, eventSeq);
     return opened;
   }
 
   async openFlushing(turn: TurnOpening, lease: ThreadLease | null): Promise<OpenedTurn & { durable: Promise<void> }> {
-    const { result, committed } = await this.db.transactionCommittingLater((tx) => this.openIn(tx, turn, lease));
+    const { rows, committed } = await this.db.queryCommittingLater<OpenedRow>(openStatement, openParams(turn, lease));
+    let result: ReturnType<typeof opening>;
+    try {
+      result = opening(rows);
+    } catch (error) {
+      // Refused (the lease is held), having changed nothing: its transaction ends before the next attempt.
+      await committed.catch(() => undefined);
+      throw error;
+    }
+    const { opened, eventSeq } = result;
     const durable = committed.then(() => {
-      if (result.eventSeq !== null) this.announce(turn.threadId, result.eventSeq);
+      if (eventSeq !== null) this.announce(turn.threadId, eventSeq);
     });
-    return { ...result.opened, durable };
-  }
-
-  private async openIn(db: Queryable, turn: TurnOpening, lease: ThreadLease | null): Promise<{ opened: OpenedTurn; eventSeq: number | null }> {
-    const [row] = await db.query<{ conversation_id: number; history: OpenedTurn["history"]; event_seq: number | null }>(
-      "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-      [
-        turn.threadId,
-        turn.projectId,
-        turn.startNewConversation,
-        turn.userMessage?.id ?? null,
-        turn.userMessage?.content ?? null,
-        turn.userMessage ? jsonParam(turn.userMessage.extras) : null,
-        turn.historyLimit,
-        lease?.token ?? null,
-        lease?.pid ?? null,
-        lease?.seconds ?? null,
-      ],
-    );
-    if (!row) throw new LeaseBusyError();
-    return { opened: { conversationId: row.conversation_id, history: row.history }, eventSeq: row.event_seq };
+    return { ...opened, durable };
   }
 
   private announce(threadId: string, eventSeq: number): void {

@@ -41,7 +41,7 @@ export function controlledListener(inner: Db): ControlledListener {
     kind: inner.kind,
     query: (sql, params) => inner.query(sql, params),
     transaction: (work) => inner.transaction(work),
-    transactionCommittingLater: (work) => inner.transactionCommittingLater(work),
+    queryCommittingLater: (sql, params) => inner.queryCommittingLater(sql, params),
     exec: (script) => inner.exec(script),
     listen: (channel, handler) =>
       inner.listen(channel, (payload) => {

@@ -11,15 +11,18 @@ export function fillTemplate(template: string, context: Record<string, unknown>)
 }
 
 /**
- * One formatter per time zone: making one costs more than the rest of a prompt. Zone names are case-insensitive, so
- * the key is lower case, which also bounds the map by the number of zones.
+ * One formatter per time zone, with the text it last gave: making a formatter costs more than the rest of a prompt,
+ * and formatting with it a good part of what is left, while the text (to the minute) is the same for every turn of
+ * a second. Zone names are case-insensitive, so the key is lower case, which also bounds the map by the number of zones.
  */
-const localTimeFormats = new Map<string, Intl.DateTimeFormat>();
+const localTimeFormats = new Map<string, { format: Intl.DateTimeFormat; second: number; text: string }>();
 
 export function localTime(timezone: string, now: Date): string {
-  let format = localTimeFormats.get(timezone.toLowerCase());
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
+  const key = timezone.toLowerCase();
+  const second = Math.floor(now.getTime() / 1000);
+  let entry = localTimeFormats.get(key);
+  if (!entry) {
+    const format = new Intl.DateTimeFormat("en-US", {
       timeZone: timezone,
       weekday: "long",
       year: "numeric",
@@ -29,9 +32,13 @@ export function localTime(timezone: string, now: Date): string {
       minute: "2-digit",
       hour12: false,
     });
-    localTimeFormats.set(timezone.toLowerCase(), format);
+    entry = { format, second, text: format.format(now) };
+    localTimeFormats.set(key, entry);
+  } else if (entry.second !== second) {
+    entry.second = second;
+    entry.text = entry.format.format(now);
   }
-  return format.format(now);
+  return entry.text;
 }
 
 export interface PromptInput {

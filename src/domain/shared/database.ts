@@ -17,12 +17,12 @@ export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
   transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T>;
   /**
-   * Like `transaction`, but hands `work`'s result back as soon as `work` is done, with the commit sent and not yet
-   * durable: `committed` settles once it is (and rejects when the commit failed, having changed nothing). For a
-   * caller that may start something else while the commit is flushing, and shows nothing of it before then. On
-   * PGlite, whose commit is not flushed on the side, `committed` has already settled when the result comes.
+   * One statement in a transaction of its own whose rows come back as soon as it has run, with the commit under way
+   * and not yet durable: `committed` settles once it is (and rejects when the commit failed, having changed nothing).
+   * For a caller that may start something else while the commit is flushing, and shows nothing of it before then.
+   * On PGlite, whose commit is not flushed on the side, `committed` has already settled when the rows come.
    */
-  transactionCommittingLater<T>(work: (tx: Transaction) => Promise<T>): Promise<{ result: T; committed: Promise<void> }>;
+  queryCommittingLater<Row = Record<string, unknown>>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; committed: Promise<void> }>;
   /** Runs a script of several statements (its own BEGIN and COMMIT included) as the server's simple protocol does. */
   exec(script: string): Promise<void>;
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;

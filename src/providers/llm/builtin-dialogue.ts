@@ -131,10 +131,11 @@ export function contextAnswer(question: string, context: Readonly<Record<string,
 
 const aboutTheAgent = /\b(?:who|what) are you\b|\bare you (?:a |an )?(?:bot|robot|human|real|person|ai)\b|\bwhat can you do\b|\bhow can you help\b/i;
 
-/** An honest account of the agent when asked what it is or can do, naming the topics its knowledge covers. */
-export function selfDescription(question: string, topics: readonly string[]): string | undefined {
+/** An honest account of the agent when asked what it is or can do, naming the topics (questions) its knowledge covers. */
+export function selfDescription(question: string, knowledge: readonly { question: string }[]): string | undefined {
   if (!aboutTheAgent.test(question)) return undefined;
-  const covered = topics.length > 0 ? ` I can answer questions such as: ${topics.slice(0, 5).join(" ")}` : "";
+  const topics = knowledge.slice(0, 5).map((entry) => entry.question);
+  const covered = topics.length > 0 ? ` I can answer questions such as: ${topics.join(" ")}` : "";
   return (
     "I'm Parley's built-in agent: a simple offline program, not a person and not a language model. " +
     "I answer from this project's knowledge entries and the details of this conversation; I can't take actions such as bookings, payments or emails." +

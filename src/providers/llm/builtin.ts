@@ -4,7 +4,6 @@ import { tokenize } from "../../domain/shared/text/tokens.js";
 import { contextAnswer, fillFromContext, followUp, selfDescription, slotsAskedBy, slotsIn } from "./builtin-dialogue.js";
 import { extractiveSummary } from "./extractive-summary.js";
 import { abortedError } from "./provider-errors.js";
-import { textOutputs } from "./text-outputs.js";
 import type { LlmOutput, LlmProvider, LlmRequest, PromptMessage } from "./types.js";
 
 export interface KnowledgeEntry {
@@ -64,7 +63,7 @@ export function builtinReply(settings: BuiltinSettings, messages: readonly Promp
   while (lastUser >= 0 && conversation[lastUser]?.role !== "user") lastUser--;
   const question = conversation[lastUser];
   if (!question) return fillFromContext(settings.greeting, context);
-  const direct = selfDescription(question.content, settings.knowledge.map((entry) => entry.question)) ?? contextAnswer(question.content, context);
+  const direct = selfDescription(question.content, settings.knowledge) ?? contextAnswer(question.content, context);
   if (direct) return direct;
   const given = slotsIn(question.content);
   const previous = conversation.slice(0, lastUser).reverse().find((message) => message.role === "assistant");
@@ -141,7 +140,10 @@ export class BuiltinProvider implements LlmProvider {
     const endCall = request.toolChoice === "none" ? undefined : request.tools?.find((tool) => tool.endsCall);
     const lastUser = request.messages.filter((message) => message.role === "user").at(-1);
     if (!endCall || !lastUser || !isFarewell(lastUser.content)) {
-      yield* textOutputs(this.stream(request));
+      for (const word of wordChunks(builtinText(this.settings, request, this.context))) {
+        if (request.signal?.aborted) throw abortedError();
+        yield { type: "text", text: word };
+      }
       return;
     }
     const answer = builtinText(this.settings, request, this.context);

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type AnalysisField, analyzeCall, type TranscriptLine } from "../../../src/domain/calls/call-analysis.js";
 import { BuiltinProvider } from "../../../src/providers/llm/builtin.js";
-import { textOutputs } from "../../../src/providers/llm/text-outputs.js";
 import { type LlmOutput, type LlmProvider, type LlmRequest, ProviderError } from "../../../src/providers/llm/types.js";
 
 /** A vendor model that answers every request with the same text, streamed in small pieces, and keeps the requests. */
@@ -17,8 +16,8 @@ class FixedAnswerProvider implements LlmProvider {
     for (let i = 0; i < this.answer.length; i += 7) yield this.answer.slice(i, i + 7);
   }
 
-  respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
-    return textOutputs(this.stream(request));
+  async *respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
+    for await (const text of this.stream(request)) yield { type: "text", text };
   }
 }
 
