@@ -1,7 +1,7 @@
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { Type } from "@sinclair/typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import FindMyWay from "find-my-way";
 import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
@@ -135,7 +135,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       });
     },
     return503OnClosing: true,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger, bindings, childOptions) => new LazyRequestLogger(logger, bindings, childOptions),
     // A malformed URL (bad percent-encoding) and malformed HTTP get FastAPI's `{"detail"}` shape, not Fastify's own.
     // Fastify runs no hooks for these, so a refused upgrade's socket is closed here (see the onResponse hook).
