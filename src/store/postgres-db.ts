@@ -22,6 +22,104 @@ function unnamed(connection: pg.Connection, text: string, values: readonly unkno
   connection.execute({ portal: "" }, true);
 }
 
+/** A result column: its name and how its text is read. */
+interface Column {
+  name: string;
+  parse: (value: string) => unknown;
+}
+
+function columnsOf(message: { fields: { name: string; dataTypeID: number }[] }): Column[] {
+  return message.fields.map((field) => ({ name: field.name, parse: getTypeParser(field.dataTypeID) }));
+}
+
+function rowOf<Row>(columns: readonly Column[], fields: readonly (string | null)[]): Row {
+  const row: Record<string, unknown> = {};
+  for (let index = 0; index < columns.length; index++) {
+    const column = columns[index]!;
+    const value = fields[index];
+    row[column.name] = value === null || value === undefined ? null : column.parse(value);
+  }
+  return row as Row;
+}
+
+/** What pg's connection keeps of the statements it has parsed (by name: their text), which pg's types leave out. */
+type ParsingConnection = pg.Connection & { parsedStatements: Record<string, string> };
+
+/**
+ * The columns of each named statement's rows, per connection, described once: its later executions go without a
+ * Describe, and so without a RowDescription to read and turn into parsers each time.
+ */
+const describedColumns = new WeakMap<pg.Connection, Map<string, Column[]>>();
+
+/**
+ * A named statement with its parameters, parsed once per connection, as pg's own Query sends it (in one write) but
+ * with less around it: no Describe once its columns are known, no Result object, rows made from a list of columns.
+ */
+class PreparedStatement<Row> implements pg.Submittable {
+  readonly rows: Promise<Row[]>;
+  private resolve!: (rows: Row[]) => void;
+  private reject!: (error: unknown) => void;
+  private columns: Column[] | undefined;
+  /** The connection whose description of this statement is still to be kept. */
+  private remember: pg.Connection | undefined;
+  private readonly received: Row[] = [];
+
+  constructor(
+    /** Read by pg's client, which records the statement as parsed on this connection once the server has. */
+    readonly name: string,
+    readonly text: string,
+    private readonly values: readonly unknown[],
+  ) {
+    this.rows = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  submit(connection: pg.Connection): void {
+    const parsed = (connection as ParsingConnection).parsedStatements[this.name] === this.text;
+    this.columns = parsed ? describedColumns.get(connection)?.get(this.name) : undefined;
+    connection.stream.cork();
+    try {
+      if (!parsed) connection.parse({ name: this.name, text: this.text, types: [] }, true);
+      connection.bind({ statement: this.name, values: this.values.map((value) => prepareValue(value)) }, true);
+      if (!this.columns) connection.describe({ type: "P", name: "" }, true);
+      connection.execute({ portal: "" }, true);
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+    if (!this.columns) this.remember = connection;
+  }
+
+  handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
+    this.columns = columnsOf(message);
+    if (!this.remember) return;
+    let described = describedColumns.get(this.remember);
+    if (!described) {
+      described = new Map();
+      describedColumns.set(this.remember, described);
+    }
+    described.set(this.name, this.columns);
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    this.received.push(rowOf<Row>(this.columns ?? [], message.fields));
+  }
+
+  handleCommandComplete(): void {}
+
+  handleEmptyQuery(): void {}
+
+  handleError(error: unknown): void {
+    this.reject(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.resolve(this.received);
+  }
+}
+
 /**
  * A statement sent in one write between a BEGIN and a COMMIT, with a Flush after it: the server runs the three back
  * to back and sends the statement's rows before it commits, so that they come back after one round trip while the
@@ -36,7 +134,7 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   private rejectRows!: (error: unknown) => void;
   private resolveCommitted!: () => void;
   private rejectCommitted!: (error: unknown) => void;
-  private columns: { name: string; parse: (value: string) => unknown }[] = [];
+  private columns: Column[] = [];
   private readonly received: Row[] = [];
   /** CommandComplete messages so far: BEGIN's, the statement's, COMMIT's. */
   private completed = 0;
@@ -73,16 +171,11 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
-    this.columns = message.fields.map((field) => ({ name: field.name, parse: getTypeParser(field.dataTypeID) }));
+    this.columns = columnsOf(message);
   }
 
   handleDataRow(message: { fields: (string | null)[] }): void {
-    const row: Record<string, unknown> = {};
-    this.columns.forEach((column, index) => {
-      const value = message.fields[index];
-      row[column.name] = value === null || value === undefined ? null : column.parse(value);
-    });
-    this.received.push(row as Row);
+    this.received.push(rowOf<Row>(this.columns, message.fields));
   }
 
   handleCommandComplete(): void {
@@ -118,6 +211,9 @@ function preparedStatementNames(): (sql: string) => string | undefined {
   };
 }
 
+/** A checked-out client whose connection drops emits "error": its statement fails with it, and the process goes on. */
+function ignoreClientError(): void {}
+
 /** A real PostgreSQL through a connection pool: how Parley scales to several instances. */
 export function openPostgres(connectionString: string, poolSize: number): Db {
   // Parley's queries are short keyset lookups; JIT compilation (PostgreSQL's default above a cost threshold that a
@@ -126,10 +222,28 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on("error", () => undefined);
   const statementName = preparedStatementNames();
-  const run = async <Row>(client: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> => {
+  /** A statement on a client of its own: named with its parameters, else through pg's Query (the simple protocol without). */
+  const run = async <Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> => {
     const name = params ? statementName(sql) : undefined;
-    const result = await client.query(name ? { name, text: sql, values: [...params!] } : { text: sql, ...(params ? { values: [...params] } : {}) });
+    if (name) return client.query(new PreparedStatement<Row>(name, sql, params!)).rows;
+    const result = await client.query(params ? { text: sql, values: [...params] } : { text: sql });
     return result.rows as Row[];
+  };
+  /** A statement on a pooled connection, which goes back to the pool after it (closed, as pg's pool does, when it failed). */
+  const runPooled = async <Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> => {
+    const client = await pool.connect();
+    client.on("error", ignoreClientError);
+    let rows: Row[];
+    try {
+      rows = await run<Row>(client, sql, params);
+    } catch (error) {
+      client.off("error", ignoreClientError);
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    }
+    client.off("error", ignoreClientError);
+    client.release();
+    return rows;
   };
   const listener = new PostgresListener({ connectionString, types: { getTypeParser } });
 
@@ -195,7 +309,7 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
 
   return {
     kind: "postgres",
-    query: (sql, params) => run(pool, sql, params),
+    query: runPooled,
     // A query without parameters goes by the simple protocol, which takes several statements on one connection.
     exec: async (script) => void (await pool.query(script)),
     transaction,
