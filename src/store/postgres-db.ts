@@ -14,11 +14,10 @@ const maxPreparedStatements = 1_000;
 /** pg's own conversion of a parameter to its text on the wire (a Date, an array, an object as JSON…). */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): Buffer | string | null } }).utils;
 
-/** Parse, bind and execute of `text` as the unnamed statement, with a description of its rows when they are wanted. */
-function unnamed(connection: pg.Connection, text: string, values: readonly unknown[], describe: boolean): void {
+/** Parse, bind and execute of `text`, which has no parameters and returns no rows, as the unnamed statement. */
+function unnamed(connection: pg.Connection, text: string): void {
   connection.parse({ name: "", text, types: [] }, true);
-  connection.bind({ statement: "", values: values.map((value) => prepareValue(value)) }, true);
-  if (describe) connection.describe({ type: "P", name: "" }, true);
+  connection.bind({ statement: "", values: [] }, true);
   connection.execute({ portal: "" }, true);
 }
 
@@ -51,6 +50,21 @@ type ParsingConnection = pg.Connection & { parsedStatements: Record<string, stri
  */
 const describedColumns = new WeakMap<pg.Connection, Map<string, Column[]>>();
 
+/** Whether this connection has parsed the statement `name`, and its columns when they have been described on it. */
+function statementOn(connection: pg.Connection, name: string, text: string): { parsed: boolean; columns: Column[] | undefined } {
+  const parsed = (connection as ParsingConnection).parsedStatements[name] === text;
+  return { parsed, columns: parsed ? describedColumns.get(connection)?.get(name) : undefined };
+}
+
+function keepColumns(connection: pg.Connection, name: string, columns: Column[]): void {
+  let described = describedColumns.get(connection);
+  if (!described) {
+    described = new Map();
+    describedColumns.set(connection, described);
+  }
+  described.set(name, columns);
+}
+
 /**
  * A named statement with its parameters, parsed once per connection, as pg's own Query sends it (in one write) but
  * with less around it: no Describe once its columns are known, no Result object, rows made from a list of columns.
@@ -77,8 +91,8 @@ class PreparedStatement<Row> implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): void {
-    const parsed = (connection as ParsingConnection).parsedStatements[this.name] === this.text;
-    this.columns = parsed ? describedColumns.get(connection)?.get(this.name) : undefined;
+    const { parsed, columns } = statementOn(connection, this.name, this.text);
+    this.columns = columns;
     connection.stream.cork();
     try {
       if (!parsed) connection.parse({ name: this.name, text: this.text, types: [] }, true);
@@ -94,13 +108,7 @@ class PreparedStatement<Row> implements pg.Submittable {
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
     this.columns = columnsOf(message);
-    if (!this.remember) return;
-    let described = describedColumns.get(this.remember);
-    if (!described) {
-      described = new Map();
-      describedColumns.set(this.remember, described);
-    }
-    described.set(this.name, this.columns);
+    if (this.remember) keepColumns(this.remember, this.name, this.columns);
   }
 
   handleDataRow(message: { fields: (string | null)[] }): void {
@@ -123,9 +131,10 @@ class PreparedStatement<Row> implements pg.Submittable {
 /**
  * A statement sent in one write between a BEGIN and a COMMIT, with a Flush after it: the server runs the three back
  * to back and sends the statement's rows before it commits, so that they come back after one round trip while the
- * commit is flushed to disk, rather than after three (BEGIN, the statement, COMMIT). The three are parsed unnamed,
- * which leaves the client's record of its prepared statements alone. An error makes the server skip the rest (the
- * transaction is then aborted, and must be rolled back).
+ * commit is flushed to disk, rather than after three (BEGIN, the statement, COMMIT). The statement is named, as
+ * `PreparedStatement`s are: parsed (first in the write, so that the first ParseComplete the client records is its
+ * own) and described only on a connection that has not yet done so; BEGIN and COMMIT go unnamed. An error makes the
+ * server skip the rest (the transaction is then aborted, and must be rolled back).
  */
 class StatementCommittingLater<Row> implements pg.Submittable {
   readonly rows: Promise<Row[]>;
@@ -134,14 +143,18 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   private rejectRows!: (error: unknown) => void;
   private resolveCommitted!: () => void;
   private rejectCommitted!: (error: unknown) => void;
-  private columns: Column[] = [];
+  private columns: Column[] | undefined;
+  /** The connection whose description of the statement is still to be kept. */
+  private remember: pg.Connection | undefined;
   private readonly received: Row[] = [];
   /** CommandComplete messages so far: BEGIN's, the statement's, COMMIT's. */
   private completed = 0;
   private failed = false;
 
   constructor(
-    private readonly text: string,
+    /** Read by pg's client, which records the statement as parsed on this connection once the server has. */
+    readonly name: string,
+    readonly text: string,
     private readonly values: readonly unknown[],
   ) {
     this.rows = new Promise((resolve, reject) => {
@@ -158,24 +171,33 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): void {
+    const { parsed, columns } = statementOn(connection, this.name, this.text);
+    this.columns = columns;
     connection.stream.cork();
     try {
-      unnamed(connection, "BEGIN", [], false);
-      unnamed(connection, this.text, this.values, true);
+      // Unnamed (past the bound of named statements), it is parsed after BEGIN's own unnamed parse.
+      if (!parsed && this.name !== "") connection.parse({ name: this.name, text: this.text, types: [] }, true);
+      unnamed(connection, "BEGIN");
+      if (!parsed && this.name === "") connection.parse({ name: "", text: this.text, types: [] }, true);
+      connection.bind({ statement: this.name, values: this.values.map((value) => prepareValue(value)) }, true);
+      if (!columns) connection.describe({ type: "P", name: "" }, true);
+      connection.execute({ portal: "" }, true);
       connection.flush();
-      unnamed(connection, "COMMIT", [], false);
+      unnamed(connection, "COMMIT");
       connection.sync();
     } finally {
       connection.stream.uncork();
     }
+    if (!columns) this.remember = connection;
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
     this.columns = columnsOf(message);
+    if (this.remember) keepColumns(this.remember, this.name, this.columns);
   }
 
   handleDataRow(message: { fields: (string | null)[] }): void {
-    this.received.push(rowOf<Row>(this.columns, message.fields));
+    this.received.push(rowOf<Row>(this.columns ?? [], message.fields));
   }
 
   handleCommandComplete(): void {
@@ -289,7 +311,7 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
 
   async function queryCommittingLater<Row>(sql: string, params: readonly unknown[]): Promise<{ rows: Row[]; committed: Promise<void> }> {
     const { client, release } = await checkOut();
-    const statement = new StatementCommittingLater<Row>(sql, params);
+    const statement = new StatementCommittingLater<Row>(statementName(sql) ?? "", sql, params);
     client.query(statement);
     // A failed COMMIT ends the transaction (rolled back); a failed statement leaves it aborted, to be rolled back.
     const committed = statement.committed.then(
