@@ -154,16 +154,13 @@ export class PostgresThreadLocks implements ThreadLocks {
   /** Runs `work` under the lease `token`, keeping it alive, and releases it after (unless a statement of `work` did). */
   private async holding<T>(threadId: string, token: string, work: () => Promise<T>, releasedByWork: () => boolean = () => false): Promise<T> {
     this.held.set(threadId, token);
-    // One timer renews every lease held: a turn shorter than its period (most) costs no timer of its own.
+    // One timer renews every lease held, and stops at a beat that finds none held: a turn shorter than its period
+    // (most) costs no timer of its own, even when turns come one at a time.
     this.heartbeat ??= setInterval(() => this.renewLeases(), (leaseSeconds * 1000) / 3);
     try {
       return await work();
     } finally {
       this.held.delete(threadId);
-      if (this.held.size === 0) {
-        clearInterval(this.heartbeat);
-        this.heartbeat = undefined;
-      }
       if (!releasedByWork()) {
         await this.db
           .query(
@@ -178,6 +175,11 @@ export class PostgresThreadLocks implements ThreadLocks {
   }
 
   private renewLeases(): void {
+    if (this.held.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
     for (const [threadId, token] of this.held) {
       void this.db
         .query(`${asyncCommit} UPDATE threads SET lock_until = now() + make_interval(secs => $3) FROM no_flush WHERE id = $1 AND lock_token = $2`, [
@@ -247,6 +249,8 @@ export class PostgresThreadLocks implements ThreadLocks {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
     const connection = await this.connection?.catch(() => undefined);
     await connection?.client.end().catch(() => undefined);
   }
