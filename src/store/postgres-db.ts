@@ -14,6 +14,18 @@ const maxPreparedStatements = 1_000;
 /** pg's own conversion of a parameter to its text on the wire (a Date, an array, an object as JSON…). */
 const { prepareValue } = (pg as unknown as { utils: { prepareValue(value: unknown): Buffer | string | null } }).utils;
 
+/**
+ * The parameters as they go on the wire, or the error converting one of them: a submittable returns that error
+ * before writing anything, and pg's client then fails the statement and goes on with the next.
+ */
+function wireValues(values: readonly unknown[]): (Buffer | string | null)[] | Error {
+  try {
+    return values.map((value) => prepareValue(value));
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
 /** Parse, bind and execute of `text`, which has no parameters and returns no rows, as the unnamed statement. */
 function unnamed(connection: pg.Connection, text: string): void {
   connection.parse({ name: "", text, types: [] }, true);
@@ -90,13 +102,15 @@ class PreparedStatement<Row> implements pg.Submittable {
     });
   }
 
-  submit(connection: pg.Connection): void {
+  submit(connection: pg.Connection): Error | undefined {
+    const values = wireValues(this.values);
+    if (values instanceof Error) return values;
     const { parsed, columns } = statementOn(connection, this.name, this.text);
     this.columns = columns;
     connection.stream.cork();
     try {
       if (!parsed) connection.parse({ name: this.name, text: this.text, types: [] }, true);
-      connection.bind({ statement: this.name, values: this.values.map((value) => prepareValue(value)) }, true);
+      connection.bind({ statement: this.name, values }, true);
       if (!this.columns) connection.describe({ type: "P", name: "" }, true);
       connection.execute({ portal: "" }, true);
       connection.sync();
@@ -104,6 +118,7 @@ class PreparedStatement<Row> implements pg.Submittable {
       connection.stream.uncork();
     }
     if (!this.columns) this.remember = connection;
+    return undefined;
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
@@ -170,7 +185,9 @@ class StatementCommittingLater<Row> implements pg.Submittable {
     this.committed.catch(() => undefined);
   }
 
-  submit(connection: pg.Connection): void {
+  submit(connection: pg.Connection): Error | undefined {
+    const values = wireValues(this.values);
+    if (values instanceof Error) return values;
     const { parsed, columns } = statementOn(connection, this.name, this.text);
     this.columns = columns;
     connection.stream.cork();
@@ -179,7 +196,7 @@ class StatementCommittingLater<Row> implements pg.Submittable {
       if (!parsed && this.name !== "") connection.parse({ name: this.name, text: this.text, types: [] }, true);
       unnamed(connection, "BEGIN");
       if (!parsed && this.name === "") connection.parse({ name: "", text: this.text, types: [] }, true);
-      connection.bind({ statement: this.name, values: this.values.map((value) => prepareValue(value)) }, true);
+      connection.bind({ statement: this.name, values }, true);
       if (!columns) connection.describe({ type: "P", name: "" }, true);
       connection.execute({ portal: "" }, true);
       connection.flush();
@@ -189,6 +206,7 @@ class StatementCommittingLater<Row> implements pg.Submittable {
       connection.stream.uncork();
     }
     if (!columns) this.remember = connection;
+    return undefined;
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {

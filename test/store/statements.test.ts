@@ -27,6 +27,18 @@ forEachDatabase("statements with parameters", (h) => {
     assert.deepEqual(await db.query(other, ["again"]), [{ shout: "again!" }]);
   });
 
+  test("a parameter that cannot be sent fails its statement alone", async () => {
+    const { db } = h().database;
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    for (let attempt = 0; attempt < 12; attempt++) {
+      await assert.rejects(db.query("SELECT $1::jsonb AS doc", [circular]));
+      await assert.rejects(db.queryCommittingLater("SELECT $1::jsonb AS doc", [circular]));
+    }
+    assert.deepEqual(await db.query("SELECT $1::jsonb AS doc", [JSON.stringify({ fine: true })]), [{ doc: { fine: true } }]);
+    assert.deepEqual((await db.queryCommittingLater("SELECT $1::jsonb AS doc", [JSON.stringify({ fine: 1 })])).rows, [{ doc: { fine: 1 } }]);
+  });
+
   test("one committing later gives its rows and commits, again and again on the same connections", async () => {
     const { db } = h().database;
     await db.exec("CREATE TABLE IF NOT EXISTS statement_probe (id integer PRIMARY KEY, n integer NOT NULL)");
