@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DecoderPool } from "../../../src/providers/speech/pocketsphinx/decoder-pool.js";
+import { DecoderPool, DecodingSlots } from "../../../src/providers/speech/pocketsphinx/decoder-pool.js";
 
 class FakeDecoder {
   freed = false;
@@ -119,5 +119,37 @@ describe("pocketsphinx decoder pool", () => {
     creator.finish(1);
     assert.equal((await second).id, 1);
     pool.close();
+  });
+});
+
+describe("pocketsphinx decoding slots", () => {
+  it("runs at most its slots at once, and gives a freed slot to urgent work before earlier work", async () => {
+    const slots = new DecodingSlots(2);
+    const order: string[] = [];
+    const gates = new Map<string, () => void>();
+    const work = (name: string) => () =>
+      new Promise<void>((resolve) => {
+        order.push(name);
+        gates.set(name, resolve);
+      });
+    let laterIsUrgent = false;
+    const runs = [
+      slots.run(() => false, work("a")),
+      slots.run(() => false, work("b")),
+      slots.run(() => false, work("c")),
+      slots.run(() => laterIsUrgent, work("d")),
+    ];
+    await settled();
+    assert.deepEqual(order, ["a", "b"]);
+    laterIsUrgent = true;
+    gates.get("a")!();
+    await settled();
+    assert.deepEqual(order, ["a", "b", "d"], "the work that became urgent while it waited goes first");
+    gates.get("b")!();
+    await settled();
+    assert.deepEqual(order, ["a", "b", "d", "c"]);
+    gates.get("c")!();
+    gates.get("d")!();
+    await Promise.all(runs);
   });
 });

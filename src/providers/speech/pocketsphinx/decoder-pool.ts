@@ -111,3 +111,40 @@ export class DecoderPool<T extends Freeable> {
     this.scheduleSweep();
   }
 }
+
+interface Queued {
+  urgent(): boolean;
+  start(): void;
+}
+
+/**
+ * Native decoding calls, at most `slots` at once: the machine's cores, since decoding is CPU-bound, and more calls
+ * at once would only share the cores while filling libuv's thread pool, which file access also uses. Work that
+ * ends a turn goes first, since its caller waits for the answer; a caller still speaking loses nothing when their
+ * audio waits, and it then goes in one larger call.
+ */
+export class DecodingSlots {
+  private running = 0;
+  private readonly queue: Queued[] = [];
+
+  constructor(private readonly slots: number) {}
+
+  /** Runs `work` in a slot; `urgent` is asked when a slot frees, so a waiting stream that has since ended goes first. */
+  async run<T>(urgent: () => boolean, work: () => Promise<T>): Promise<T> {
+    if (this.running < this.slots) this.running++;
+    else await new Promise<void>((start) => this.queue.push({ urgent, start }));
+    try {
+      return await work();
+    } finally {
+      this.next();
+    }
+  }
+
+  /** The freed slot goes to the first urgent work waiting, else to the first waiting. */
+  private next(): void {
+    const urgent = this.queue.findIndex((queued) => queued.urgent());
+    const [handed] = this.queue.splice(urgent >= 0 ? urgent : 0, 1);
+    if (handed) handed.start();
+    else this.running--;
+  }
+}

@@ -1,13 +1,17 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
 import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
-import { DecoderPool } from "./decoder-pool.js";
+import { DecoderPool, DecodingSlots } from "./decoder-pool.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
+
+/** All decoders of the process share its cores. */
+const decoding = new DecodingSlots(availableParallelism());
 
 /** How long an unused decoder is kept: past the pauses of a conversation, short of holding its ~95 MB for nothing. */
 export const DECODER_IDLE_MS = 30_000;
@@ -116,10 +120,15 @@ class PocketsphinxStream implements RecognitionStream {
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
-          // What was written while the decoder worked goes in one call.
-          const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
-          this.pending = [];
-          await decoder.feed(chunk);
+          await decoding.run(
+            () => this.state === "finished",
+            () => {
+              // What was written while the decoder worked or waited for a slot goes in one call.
+              const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
+              this.pending = [];
+              return decoder.feed(chunk);
+            },
+          );
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
           this.heard = decoder.hypothesis();
           continue;
@@ -128,7 +137,7 @@ class PocketsphinxStream implements RecognitionStream {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
       }
-      const words = await decoder.end();
+      const words = await decoding.run(() => this.state === "finished", () => decoder.end());
       return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
@@ -168,8 +177,14 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     try {
       signal?.throwIfAborted();
       await decoder.start();
-      await decoder.feed(samples, true);
-      return biased(decoder, await decoder.end(), phraseWords(phrases));
+      const words = await decoding.run(
+        () => true,
+        async () => {
+          await decoder.feed(samples, true);
+          return decoder.end();
+        },
+      );
+      return biased(decoder, words, phraseWords(phrases));
     } finally {
       this.pool.release(decoder);
     }
