@@ -154,13 +154,16 @@ console.log(`voice turn latency p50 ${single.p50_ms.toFixed(0)} ms, p99 ${single
 
 let best = 0;
 let perCallAtBest = Number.NaN;
+let passing = true;
 for (let count = 2; count <= maxConcurrent; count *= 2) {
   const result = await round(count);
   const p99 = percentile(result.latencies, 99);
   const cpuPerCallSecond = result.cpu / Math.max(1, result.callSeconds);
   console.log(JSON.stringify({ concurrent: count, start: together ? "together" : "staggered", turns: result.latencies.length, p50_ms: percentile(result.latencies, 50), p99_ms: p99, failed: result.failed, cpu_s_per_call_s: cpuPerCallSecond }));
-  console.log(`${count} concurrent calls: p99 ${p99.toFixed(0)} ms, CPU ${(cpuPerCallSecond * 1000).toFixed(0)} ms per call-second`);
-  if (!(p99 < 1500) || result.failed > 0) break;
+  console.log(`${count} concurrent calls: p50 ${percentile(result.latencies, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, CPU ${(cpuPerCallSecond * 1000).toFixed(0)} ms per call-second`);
+  // Every round runs, so that the table has each; the figure is the largest round under 1.5 s below the first over.
+  if (!(p99 < 1500) || result.failed > 0) passing = false;
+  if (!passing) continue;
   best = count;
   perCallAtBest = (result.peakRss - idleRss) / count;
 }
