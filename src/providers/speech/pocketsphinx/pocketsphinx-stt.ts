@@ -162,7 +162,11 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     const files = modelFiles(language);
     this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
-      return Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search });
+      // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
+      return decoding.run(
+        () => false,
+        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search }),
+      );
     }, { size: maxDecoders, idleMs: DECODER_IDLE_MS });
   }
 
