@@ -123,7 +123,7 @@ describe("pocketsphinx decoder pool", () => {
 });
 
 describe("pocketsphinx decoding slots", () => {
-  it("runs at most its slots at once, and gives a freed slot to urgent work before earlier work", async () => {
+  it("runs at most its slots at once; a freed slot goes to urgent work, then to the earliest-begun utterance", async () => {
     const slots = new DecodingSlots(2);
     const order: string[] = [];
     const gates = new Map<string, () => void>();
@@ -132,24 +132,27 @@ describe("pocketsphinx decoding slots", () => {
         order.push(name);
         gates.set(name, resolve);
       });
-    let laterIsUrgent = false;
+    let endedIsUrgent = false;
     const runs = [
-      slots.run(() => false, work("a")),
-      slots.run(() => false, work("b")),
-      slots.run(() => false, work("c")),
-      slots.run(() => laterIsUrgent, work("d")),
+      slots.run({ urgent: () => false, since: 1 }, work("a")),
+      slots.run({ urgent: () => false, since: 2 }, work("b")),
+      slots.run({ urgent: () => false, since: 9 }, work("late")),
+      slots.run({ urgent: () => false, since: 3 }, work("early")),
+      slots.run({ urgent: () => endedIsUrgent, since: 10 }, work("ended")),
     ];
     await settled();
     assert.deepEqual(order, ["a", "b"]);
-    laterIsUrgent = true;
+    endedIsUrgent = true;
     gates.get("a")!();
     await settled();
-    assert.deepEqual(order, ["a", "b", "d"], "the work that became urgent while it waited goes first");
+    assert.deepEqual(order, ["a", "b", "ended"], "the work that became urgent while it waited goes first");
     gates.get("b")!();
     await settled();
-    assert.deepEqual(order, ["a", "b", "d", "c"]);
-    gates.get("c")!();
-    gates.get("d")!();
+    assert.deepEqual(order, ["a", "b", "ended", "early"], "then the utterance that began first, not the first queued");
+    gates.get("ended")!();
+    gates.get("early")!();
+    await settled();
+    gates.get("late")!();
     await Promise.all(runs);
   });
 });

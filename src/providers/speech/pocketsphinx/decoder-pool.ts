@@ -112,16 +112,23 @@ export class DecoderPool<T extends Freeable> {
   }
 }
 
-interface Queued {
+/** Where work stands in the queue for a slot: urgent work first, then the earliest-begun utterance. */
+export interface Standing {
   urgent(): boolean;
+  /** When the utterance (or other work) began; earlier goes first. */
+  since: number;
+}
+
+interface Queued extends Standing {
   start(): void;
 }
 
 /**
  * Native decoding calls, at most `slots` at once: the machine's cores, since decoding is CPU-bound, and more calls
  * at once would only share the cores while filling libuv's thread pool, which file access also uses. Work that
- * ends a turn goes first, since its caller waits for the answer; a caller still speaking loses nothing when their
- * audio waits, and it then goes in one larger call.
+ * ends a turn goes first, since its caller waits for the answer; then the utterance begun earliest, so that when
+ * more callers speak than the cores can follow, they are decoded one after another, as they would be heard, rather
+ * than all falling behind together. A caller whose audio waits loses nothing: it then goes in one larger call.
  */
 export class DecodingSlots {
   private running = 0;
@@ -130,9 +137,9 @@ export class DecodingSlots {
   constructor(private readonly slots: number) {}
 
   /** Runs `work` in a slot; `urgent` is asked when a slot frees, so a waiting stream that has since ended goes first. */
-  async run<T>(urgent: () => boolean, work: () => Promise<T>): Promise<T> {
+  async run<T>(standing: Standing, work: () => Promise<T>): Promise<T> {
     if (this.running < this.slots) this.running++;
-    else await new Promise<void>((start) => this.queue.push({ urgent, start }));
+    else await new Promise<void>((start) => this.queue.push({ urgent: standing.urgent, since: standing.since, start }));
     try {
       return await work();
     } finally {
@@ -140,10 +147,19 @@ export class DecodingSlots {
     }
   }
 
-  /** The freed slot goes to the first urgent work waiting, else to the first waiting. */
+  /** The freed slot goes to the earliest urgent work waiting, else to the earliest waiting. */
   private next(): void {
-    const urgent = this.queue.findIndex((queued) => queued.urgent());
-    const [handed] = this.queue.splice(urgent >= 0 ? urgent : 0, 1);
+    let chosen = -1;
+    let chosenUrgent = false;
+    for (const [index, queued] of this.queue.entries()) {
+      const urgent = queued.urgent();
+      const earlier = chosen < 0 || queued.since < this.queue[chosen]!.since;
+      if ((urgent && !chosenUrgent) || (urgent === chosenUrgent && earlier)) {
+        chosen = index;
+        chosenUrgent = urgent;
+      }
+    }
+    const [handed] = chosen < 0 ? [] : this.queue.splice(chosen, 1);
     if (handed) handed.start();
     else this.running--;
   }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
 import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
-import { DecoderPool, DecodingSlots } from "./decoder-pool.js";
+import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
@@ -83,6 +83,8 @@ class PocketsphinxStream implements RecognitionStream {
   private state: "open" | "finished" | "cancelled" = "open";
   private wake: (() => void) | undefined;
   private readonly result: Promise<string>;
+  /** The utterance's place in the queue for decoding slots: urgent once it has ended, else by when it began. */
+  private readonly standing: Standing = { urgent: () => this.state === "finished", since: performance.now() };
 
   constructor(
     private readonly pool: DecoderPool<NativeDecoder>,
@@ -121,7 +123,7 @@ class PocketsphinxStream implements RecognitionStream {
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
           await decoding.run(
-            () => this.state === "finished",
+            this.standing,
             () => {
               // What was written while the decoder worked or waited for a slot goes in one call.
               const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
@@ -137,7 +139,7 @@ class PocketsphinxStream implements RecognitionStream {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
       }
-      const words = await decoding.run(() => this.state === "finished", () => decoder.end());
+      const words = await decoding.run(this.standing, () => decoder.end());
       return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
@@ -164,7 +166,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
       await checkPocketsphinx(language, library);
       // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
       return decoding.run(
-        () => false,
+        { urgent: () => false, since: performance.now() },
         () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search }),
       );
     }, { size: maxDecoders, idleMs: DECODER_IDLE_MS });
@@ -182,7 +184,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
       signal?.throwIfAborted();
       await decoder.start();
       const words = await decoding.run(
-        () => true,
+        { urgent: () => true, since: performance.now() },
         async () => {
           await decoder.feed(samples, true);
           return decoder.end();
