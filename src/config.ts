@@ -234,7 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
       staleAfterMs: integer(env, "CALL_STALE_AFTER_MS", 30_000, 500, 3_600_000),
       socketPingMs: integer(env, "WEBSOCKET_PING_MS", 15_000, 100, 600_000),
       speechMode: speechMode(env),
-      sttWorkers: integer(env, "SPEECH_STT_WORKERS", 2, 1, 64),
+      sttWorkers: integer(env, "SPEECH_STT_WORKERS", 8, 1, 64),
       ttsWorkers: integer(env, "SPEECH_TTS_WORKERS", 2, 1, 64),
       // pg-boss polls every half second at the fastest.
       schedulerPollSeconds: integer(env, "CALL_SCHEDULER_POLL_MS", 500, 500, 60_000) / 1000,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { durationMs, toPipelineRate } from "../../../src/providers/speech/audio.js";
 import { EspeakPool, EspeakTts } from "../../../src/providers/speech/espeak/espeak-tts.js";
+import { FliteTts } from "../../../src/providers/speech/flite/flite-tts.js";
 import { SpeechProviderError } from "../../../src/providers/speech/errors.js";
 import { OpenAiTts } from "../../../src/providers/speech/openai/openai-tts.js";
 import { PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
@@ -32,6 +33,8 @@ function ttsConformance(name: string, make: () => TextToSpeech) {
     });
   });
 }
+
+ttsConformance("flite", () => new FliteTts("kal16"));
 
 const pool = new EspeakPool(1);
 after(() => pool.close());

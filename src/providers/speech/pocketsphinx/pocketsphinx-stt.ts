@@ -1,12 +1,20 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
 import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
+import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
+
+/** All decoders of the process share its cores. */
+const decoding = new DecodingSlots(availableParallelism());
+
+/** How long an unused decoder is kept: past the pauses of a conversation, short of holding its ~95 MB for nothing. */
+export const DECODER_IDLE_MS = 30_000;
 
 /** The model files of a language tag (`en-US` → `/usr/share/pocketsphinx/model/en-us/…`), as Debian lays them out. */
 export function modelFiles(language: string): { hmm: string; lm: string; dict: string } {
@@ -24,52 +32,6 @@ export async function checkPocketsphinx(language: string, library?: string): Pro
     } catch {
       throw new SpeechUnavailableError("stt", `no pocketsphinx model for ${language} (${file} is missing): apt-get install pocketsphinx-en-us`);
     }
-  }
-}
-
-/** Decoders loaded once and lent to one utterance at a time; at most `size` exist, and a borrower waits for one. */
-class DecoderPool {
-  private readonly idle: NativeDecoder[] = [];
-  private readonly waiting: ((decoder: NativeDecoder) => void)[] = [];
-  private created = 0;
-  private closed = false;
-
-  constructor(
-    private readonly create: () => Promise<NativeDecoder>,
-    private readonly size: number,
-  ) {}
-
-  async acquire(): Promise<NativeDecoder> {
-    const ready = this.idle.pop();
-    if (ready) return ready;
-    if (this.created < this.size) {
-      this.created++;
-      try {
-        return await this.create();
-      } catch (error) {
-        this.created--;
-        throw error;
-      }
-    }
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  release(decoder: NativeDecoder): void {
-    if (this.closed) return decoder.free();
-    const next = this.waiting.shift();
-    if (next) next(decoder);
-    else this.idle.push(decoder);
-  }
-
-  /** Loads one decoder ahead of need, unless one is already there. */
-  async warm(): Promise<void> {
-    if (this.created > 0) return;
-    this.release(await this.acquire());
-  }
-
-  close(): void {
-    this.closed = true;
-    for (const decoder of this.idle.splice(0)) decoder.free();
   }
 }
 
@@ -121,9 +83,11 @@ class PocketsphinxStream implements RecognitionStream {
   private state: "open" | "finished" | "cancelled" = "open";
   private wake: (() => void) | undefined;
   private readonly result: Promise<string>;
+  /** The utterance's place in the queue for decoding slots: urgent once it has ended, else by when it began. */
+  private readonly standing: Standing = { urgent: () => this.state === "finished", since: performance.now() };
 
   constructor(
-    private readonly pool: DecoderPool,
+    private readonly pool: DecoderPool<NativeDecoder>,
     private readonly phrases: string[][],
   ) {
     this.result = this.run();
@@ -158,10 +122,15 @@ class PocketsphinxStream implements RecognitionStream {
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
-          // What was written while the decoder worked goes in one call.
-          const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
-          this.pending = [];
-          await decoder.feed(chunk);
+          await decoding.run(
+            this.standing,
+            () => {
+              // What was written while the decoder worked or waited for a slot goes in one call.
+              const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
+              this.pending = [];
+              return decoder.feed(chunk);
+            },
+          );
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
           this.heard = decoder.hypothesis();
           continue;
@@ -170,7 +139,7 @@ class PocketsphinxStream implements RecognitionStream {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
       }
-      const words = await decoder.end();
+      const words = await decoding.run(this.standing, () => decoder.end());
       return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
@@ -182,19 +151,25 @@ class PocketsphinxStream implements RecognitionStream {
  * Offline speech-to-text with pocketsphinx, in this process through its C library: each utterance is decoded while
  * the caller speaks, so at the end of the turn only the last moments remain. Decoders (about 95 MB each: the
  * acoustic model, the dictionary and the language model's search tree) are pooled per instance and lent per
- * utterance, not per call, so memory follows how many callers speak at once, up to `maxDecoders`.
+ * utterance, not per call, so memory follows how many callers spoke in the last `DECODER_IDLE_MS`, up to
+ * `maxDecoders`. Each decoder loads its own models (`ps_init`): sharing one language model between decoders that
+ * search at once on different threads would rest on a thread safety libpocketsphinx does not promise.
  */
 export class PocketsphinxStt implements StreamingSpeechToText {
   readonly name = "pocketsphinx";
-  private readonly pool: DecoderPool;
+  private readonly pool: DecoderPool<NativeDecoder>;
 
   /** `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…). */
   constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}) {
     const files = modelFiles(language);
     this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
-      return Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search });
-    }, maxDecoders);
+      // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
+      return decoding.run(
+        { urgent: () => false, since: performance.now() },
+        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search }),
+      );
+    }, { size: maxDecoders, idleMs: DECODER_IDLE_MS });
   }
 
   /** An utterance to recognize while it is spoken, favouring the words of `phrases` (names, products, places). */
@@ -208,8 +183,14 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     try {
       signal?.throwIfAborted();
       await decoder.start();
-      await decoder.feed(samples, true);
-      return biased(decoder, await decoder.end(), phraseWords(phrases));
+      const words = await decoding.run(
+        { urgent: () => true, since: performance.now() },
+        async () => {
+          await decoder.feed(samples, true);
+          return decoder.end();
+        },
+      );
+      return biased(decoder, words, phraseWords(phrases));
     } finally {
       this.pool.release(decoder);
     }
