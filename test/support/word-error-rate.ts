@@ -1,10 +1,18 @@
-/** Lower case words, without punctuation: how a recognizer's hypothesis and a reference are compared. */
+/**
+ * Spellings of one spoken word that the recognizer's dictionary holds side by side ("dr" is pronounced "doctor" there,
+ * "good bye" is two of its words): each is scored as its spelled-out form, so that WER counts mishearings, not spelling.
+ */
+const SAME_WORD: Record<string, string> = { dr: "doctor", mr: "mister", mrs: "missus", ok: "okay" };
+const SAME_WORDS: [RegExp, string][] = [[/\bgood +bye\b/g, "goodbye"]];
+
+/** Lower case words, without punctuation, in one spelling: how a recognizer's hypothesis and a reference are compared. */
 export function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9' ]+/g, " ")
+  let spoken = text.toLowerCase().replace(/[^a-z0-9' ]+/g, " ");
+  for (const [spelling, word] of SAME_WORDS) spoken = spoken.replace(spelling, word);
+  return spoken
     .split(/\s+/)
-    .filter((word) => word !== "");
+    .filter((word) => word !== "")
+    .map((word) => SAME_WORD[word] ?? word);
 }
 
 /** The word-level edit distance (substitutions, insertions, deletions) between a reference and a hypothesis. */

@@ -17,9 +17,18 @@ export interface RecognitionStream {
   cancel(): void;
 }
 
+/**
+ * What a recognizer learns of one caller's voice over a call's turns, kept by the call (one caller, one voice) and
+ * handed back at each turn; the recognizer reads and updates it. Empty at the call's start.
+ */
+export interface CallerVoice {
+  /** pocketsphinx: the caller's cepstral-mean normalization (the voice's and the line's average spectrum). */
+  cepstralState?: { mean: Float32Array; sum: Float32Array; frames: number };
+}
+
 /** A recognizer that decodes while the caller speaks, so that at the end of a turn only its last moments remain. */
 export interface StreamingSpeechToText extends SpeechToText {
-  stream(phrases?: readonly string[]): RecognitionStream;
+  stream(phrases?: readonly string[], caller?: CallerVoice): RecognitionStream;
 }
 
 export function isStreaming(stt: SpeechToText): stt is StreamingSpeechToText {

@@ -4,7 +4,7 @@ import { after, describe, it } from "node:test";
 import { withDefaults } from "../../../src/domain/projects/project-config.js";
 import { concatSamples, toPipelineRate } from "../../../src/providers/speech/audio.js";
 import { SpeechEngines } from "../../../src/providers/speech/engines.js";
-import { isStreaming } from "../../../src/providers/speech/stt.js";
+import { isStreaming, type CallerVoice } from "../../../src/providers/speech/stt.js";
 import { silence } from "../../support/speech-audio.js";
 import { wordErrorRate } from "../../support/word-error-rate.js";
 
@@ -28,9 +28,10 @@ describe("speech self-test", () => {
     const stt = engines.stt(speech.stt, {});
     assert.ok(isStreaming(stt), "the default recognizer streams");
     const pairs: { reference: string; hypothesis: string }[] = [];
+    const caller: CallerVoice = {};
     for (const { text } of chosen) {
       const audio = concatSamples(silence(200), toPipelineRate(await tts.synthesize(text)), silence(300));
-      const stream = stt.stream();
+      const stream = stt.stream([], caller);
       for (let at = 0; at < audio.length; at += 320) stream.write(audio.subarray(at, at + 320));
       pairs.push({ reference: text, hypothesis: await stream.finish() });
     }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { SpeechProviderError, SpeechUnavailableError } from "../../../src/providers/speech/errors.js";
 import { OpenAiStt } from "../../../src/providers/speech/openai/openai-stt.js";
 import { checkPocketsphinx, PocketsphinxStt } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
-import type { SpeechToText } from "../../../src/providers/speech/stt.js";
+import type { CallerVoice, SpeechToText } from "../../../src/providers/speech/stt.js";
 import { startFakeOpenAiSpeech, type FakeSpeechServer } from "../../support/fake-speech-servers.js";
 import { concatSamples, espeakCli, silence, wordsOf } from "../../support/speech-audio.js";
 
@@ -35,6 +35,32 @@ describe("speech-to-text", () => {
 const pocketsphinx = new PocketsphinxStt("en-US", 2);
 after(() => pocketsphinx.close());
 sttConformance("pocketsphinx", () => pocketsphinx);
+
+describe("pocketsphinx caller memory", () => {
+  it("carries a caller's cepstral mean from turn to turn, and starts another caller on the same decoder afresh", async () => {
+    const oneDecoder = new PocketsphinxStt("en-US", 1);
+    try {
+      const low = (await espeakCli("Good morning, I would like to book a table.", { sampleRate: 16_000, voice: "en-us" })).samples;
+      const high = (await espeakCli("What are your opening hours on Friday?", { sampleRate: 16_000, voice: "en-us+f3" })).samples;
+      const turn = async (caller: CallerVoice, samples: Int16Array) => {
+        const stream = oneDecoder.stream([], caller);
+        for (let at = 0; at < samples.length; at += 320) stream.write(samples.subarray(at, at + 320));
+        await stream.finish();
+        return Array.from(caller.cepstralState?.mean ?? []);
+      };
+      const largestGap = (a: number[], b: number[]) => Math.max(...a.map((value, index) => Math.abs(value - b[index]!)));
+      const first: CallerVoice = {};
+      await turn(first, low);
+      const alone = await turn({}, high);
+      assert.equal(alone.length, 13);
+      // The front end's own state (its noise estimate) carries a little from turn to turn; the mean's does not.
+      assert.ok(largestGap(await turn({}, high), alone) < 0.5, "a new caller starts as on a decoder that heard no one");
+      assert.ok(largestGap(await turn(first, high), alone) > 2, "a caller's second turn starts from the mean the first left");
+    } finally {
+      oneDecoder.close();
+    }
+  });
+});
 
 let fake: FakeSpeechServer | undefined;
 before(async () => {

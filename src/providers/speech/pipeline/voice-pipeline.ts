@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { CallAction } from "../../../domain/tools/ports.js";
 import { concatSamples, FRAME_MS, FRAME_SAMPLES, framesOf, toPipelineRate } from "../audio.js";
-import { isStreaming, type RecognitionStream, type SpeechToText } from "../stt.js";
+import { isStreaming, type CallerVoice, type RecognitionStream, type SpeechToText } from "../stt.js";
 import type { TextToSpeech } from "../tts.js";
 import type { VoiceActivityDetector } from "../vad.js";
 import { TurnDetector, type TurnDetectorOptions } from "./turn-detector.js";
@@ -98,6 +98,8 @@ export class VoicePipeline {
   private recognition: RecognitionStream | undefined;
   /** What the agent said last: the caller's answer often repeats its words, so the recognizer favours them. */
   private agentLastSaid = "";
+  /** What the recognizer has learnt of the caller's voice in this call's turns so far. */
+  private readonly callerVoice: CallerVoice = {};
 
   constructor(private readonly options: VoicePipelineOptions) {
     const { speech } = options;
@@ -180,7 +182,7 @@ export class VoicePipeline {
     if (event?.type === "speech_started") {
       this.bargeIn();
       if (isStreaming(speech.stt)) {
-        this.recognition = speech.stt.stream(this.phrases());
+        this.recognition = speech.stt.stream(this.phrases(), this.callerVoice);
         this.recognition.write(event.audio);
       }
       return;

@@ -1,5 +1,5 @@
 import { SpeechUnavailableError } from "../errors.js";
-import { loadKoffi, onThreadPool, type NativeFunction } from "./native.js";
+import { loadKoffi, onThreadPool, type Koffi, type NativeFunction } from "./native.js";
 
 /** The Debian packages' library names (libpocketsphinx3, libsphinxbase3: pocketsphinx 5prealpha). */
 const POCKETSPHINX = "libpocketsphinx.so.3";
@@ -7,6 +7,29 @@ const SPHINXBASE = "libsphinxbase.so.3";
 
 /** The settings of one decoder: pocketsphinx's command-line arguments (`-hmm`, `-lm`, `-dict`, beams…). */
 export type DecoderArguments = Record<string, string>;
+
+/** Cepstral coefficients per frame in the generic model (`-ceplen`): the length of a cepstral mean. */
+const CEPSTRUM_LENGTH = 13;
+/**
+ * Where sphinxbase 5prealpha's `feat_t` holds its `cmn_t *cmn_struct`, and the fields of `cmn_t` (`cmn_mean`,
+ * `cmn_var`, `sum`, `nframe`, `veclen`), on a 64-bit build: the library has no accessor for the running sum and count.
+ * What is read is checked (the vector length, the model's `-cmninit` as the fresh mean) before it is trusted.
+ */
+const FEAT_CMN_OFFSET = 88;
+const CMN_MEAN_OFFSET = 0;
+const CMN_SUM_OFFSET = 16;
+const CMN_FRAMES_OFFSET = 24;
+const CMN_VECLEN_OFFSET = 28;
+
+/**
+ * Live cepstral-mean normalization's state: `mean` normalizes the next utterance; at an utterance's end the mean
+ * becomes `sum / frames` over the frames heard so far (the oldest decayed once there are more than 800).
+ */
+export interface CepstralState {
+  mean: Float32Array;
+  sum: Float32Array;
+  frames: number;
+}
 
 /**
  * One native pocketsphinx decoder (`ps_decoder_t`), fed audio as it arrives. Not safe for two callers at once: the
@@ -59,6 +82,32 @@ export class NativeDecoder {
     return [...found].map(([words, score]) => ({ words, score }));
   }
 
+  /**
+   * The live cepstral-mean normalizer's state: the mean the next utterance is normalized with, and the running sum
+   * and frame count it is updated from at each utterance's end. Undefined when this build's layout is not the one
+   * expected (the vector length read is not the model's).
+   */
+  cepstralState(): CepstralState | undefined {
+    const normalizer = this.normalizer();
+    if (this.library.koffi.decode(normalizer, CMN_VECLEN_OFFSET, "int32_t") !== CEPSTRUM_LENGTH) return undefined;
+    const vector = this.library.koffi.array("float", CEPSTRUM_LENGTH);
+    const read = (offset: number) => Float32Array.from(this.library.koffi.decode(this.library.koffi.decode(normalizer, offset, "void *"), 0, vector) as ArrayLike<number>);
+    return { mean: read(CMN_MEAN_OFFSET), sum: read(CMN_SUM_OFFSET), frames: this.library.koffi.decode(normalizer, CMN_FRAMES_OFFSET, "int32_t") as number };
+  }
+
+  /** Sets the normalizer's state before an utterance: a caller's own, or the state of a decoder that heard no one. */
+  setCepstralState(state: CepstralState): void {
+    const normalizer = this.normalizer();
+    const vector = this.library.koffi.array("float", CEPSTRUM_LENGTH);
+    this.library.koffi.encode(this.library.koffi.decode(normalizer, CMN_MEAN_OFFSET, "void *"), 0, vector, Array.from(state.mean));
+    this.library.koffi.encode(this.library.koffi.decode(normalizer, CMN_SUM_OFFSET, "void *"), 0, vector, Array.from(state.sum));
+    this.library.koffi.encode(normalizer, CMN_FRAMES_OFFSET, "int32_t", state.frames);
+  }
+
+  private normalizer(): unknown {
+    return this.library.koffi.decode(this.library.featureExtractor(this.handle), FEAT_CMN_OFFSET, "void *");
+  }
+
   free(): void {
     this.library.free(this.handle);
   }
@@ -75,11 +124,15 @@ export class Libpocketsphinx {
   readonly nbestNext: NativeFunction;
   readonly nbestHypothesis: NativeFunction;
   readonly nbestFree: NativeFunction;
+  readonly featureExtractor: NativeFunction;
   private readonly defaultArguments: NativeFunction;
   private readonly configure: NativeFunction;
   private readonly init: NativeFunction;
 
-  private constructor(koffi: ReturnType<typeof loadKoffi>, library: string) {
+  private constructor(
+    readonly koffi: Koffi,
+    library: string,
+  ) {
     const sphinxbase = koffi.load(SPHINXBASE);
     const pocketsphinx = koffi.load(library);
     this.configure = sphinxbase.func("void *cmd_ln_init(void *inout, void *defn, int strict, ...)");
@@ -94,6 +147,7 @@ export class Libpocketsphinx {
     this.nbestNext = pocketsphinx.func("void *ps_nbest_next(void *nbest)");
     this.nbestHypothesis = pocketsphinx.func("const char *ps_nbest_hyp(void *nbest, _Out_ int *score)");
     this.nbestFree = pocketsphinx.func("void ps_nbest_free(void *nbest)");
+    this.featureExtractor = pocketsphinx.func("void *ps_get_feat(void *ps)");
     // pocketsphinx logs to one process-wide FILE; a decoder's `-logfn` closes and reopens it, under the feet of
     // decoders searching on other threads (a crash, or a thread stuck on the FILE's lock). Logging is turned off
     // once here instead, and no decoder is given `-logfn`.

@@ -11,6 +11,12 @@ export interface NativeLibrary {
 }
 export interface Koffi {
   load(path: string): NativeLibrary;
+  /** Reads a value of `type` at `offset` bytes into the memory a pointer points to. */
+  decode(pointer: unknown, offset: number, type: unknown): unknown;
+  /** Writes a value of `type` there. */
+  encode(pointer: unknown, offset: number, type: unknown, value: unknown): void;
+  /** A fixed-length array type of `length` elements of `type`. */
+  array(type: string, length: number): unknown;
 }
 
 /** koffi, the FFI that reaches Debian's speech libraries; an engine that needs it is unavailable when it does not load. */

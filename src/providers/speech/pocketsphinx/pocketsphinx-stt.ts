@@ -1,14 +1,17 @@
 import { constants } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
-import type { RecognitionStream, StreamingSpeechToText } from "../stt.js";
+import type { CallerVoice, RecognitionStream, StreamingSpeechToText } from "../stt.js";
 import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
-import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
+import { Libpocketsphinx, type CepstralState, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
+
+/** Parley's decoder settings over pocketsphinx's defaults, chosen by the speech benchmark (docs/voice.md). */
+export const RECOGNITION_SETTINGS: DecoderArguments = {};
 
 /** All decoders of the process share its cores. */
 const decoding = new DecodingSlots(availableParallelism());
@@ -32,6 +35,38 @@ export async function checkPocketsphinx(language: string, library?: string): Pro
     } catch {
       throw new SpeechUnavailableError("stt", `no pocketsphinx model for ${language} (${file} is missing): apt-get install pocketsphinx-en-us`);
     }
+  }
+}
+
+/** The model's initial cepstral mean (`-cmninit` in its feat.params), where every caller's first turn starts. */
+async function modelCepstralMean(hmm: string): Promise<Float32Array | undefined> {
+  const params = await readFile(path.join(hmm, "feat.params"), "utf8").catch(() => "");
+  const values = /^-cmninit\s+(\S+)/m.exec(params)?.[1]?.split(",").map(Number);
+  return values?.every(Number.isFinite) ? Float32Array.from(values) : undefined;
+}
+
+/**
+ * Carries a caller's cepstral-mean normalization across the caller's turns. pocketsphinx normalizes each utterance
+ * with a mean it carries from the utterances the decoder heard before; a pooled decoder's last utterance may have
+ * been another caller's, so each turn starts from its own caller's state, and a first turn from that of a decoder
+ * that heard no one (the model's initial mean, replaced by the caller's own after the turn).
+ */
+class CallerNormalization {
+  private constructor(private readonly fresh: CepstralState) {}
+
+  /** Undefined when a new decoder's state does not read as expected (another library build): no memory then. */
+  static check(decoder: NativeDecoder, initialMean: Float32Array | undefined): CallerNormalization | undefined {
+    const state = decoder.cepstralState();
+    if (!initialMean || !state || state.frames !== 0 || state.mean.length !== initialMean.length) return undefined;
+    return state.mean.every((value, index) => Math.abs(value - initialMean[index]!) < 1e-3) ? new CallerNormalization(state) : undefined;
+  }
+
+  begin(decoder: NativeDecoder, caller: CallerVoice | undefined): void {
+    decoder.setCepstralState(caller?.cepstralState ?? this.fresh);
+  }
+
+  end(decoder: NativeDecoder, caller: CallerVoice | undefined): void {
+    if (caller) caller.cepstralState = decoder.cepstralState();
   }
 }
 
@@ -89,6 +124,8 @@ class PocketsphinxStream implements RecognitionStream {
   constructor(
     private readonly pool: DecoderPool<NativeDecoder>,
     private readonly phrases: string[][],
+    private readonly normalization: () => CallerNormalization | undefined,
+    private readonly caller: CallerVoice | undefined,
   ) {
     this.result = this.run();
     // A cancelled stream's result is never read; its failure is not an unhandled rejection.
@@ -118,7 +155,9 @@ class PocketsphinxStream implements RecognitionStream {
 
   private async run(): Promise<string> {
     const decoder = await this.pool.acquire();
+    const normalization = this.normalization();
     try {
+      normalization?.begin(decoder, this.caller);
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
@@ -140,7 +179,9 @@ class PocketsphinxStream implements RecognitionStream {
         this.wake = undefined;
       }
       const words = await decoding.run(this.standing, () => decoder.end());
-      return this.state === "cancelled" ? "" : biased(decoder, words, this.phrases);
+      if (this.state === "cancelled") return "";
+      normalization?.end(decoder, this.caller);
+      return biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
     }
@@ -158,6 +199,8 @@ class PocketsphinxStream implements RecognitionStream {
 export class PocketsphinxStt implements StreamingSpeechToText {
   readonly name = "pocketsphinx";
   private readonly pool: DecoderPool<NativeDecoder>;
+  /** Set once the first decoder is loaded and its cepstral mean found readable. */
+  private normalization: CallerNormalization | undefined;
 
   /** `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…). */
   constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}) {
@@ -165,16 +208,21 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
       // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
-      return decoding.run(
+      const decoder = await decoding.run(
         { urgent: () => false, since: performance.now() },
-        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...search }),
+        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...search }),
       );
+      this.normalization ??= CallerNormalization.check(decoder, await modelCepstralMean(files.hmm));
+      return decoder;
     }, { size: maxDecoders, idleMs: DECODER_IDLE_MS });
   }
 
-  /** An utterance to recognize while it is spoken, favouring the words of `phrases` (names, products, places). */
-  stream(phrases: readonly string[] = []): RecognitionStream {
-    return new PocketsphinxStream(this.pool, phraseWords(phrases));
+  /**
+   * An utterance to recognize while it is spoken, favouring the words of `phrases` (names, products, places); `caller`
+   * is the caller's voice as learnt from the call's turns before, updated when this one ends.
+   */
+  stream(phrases: readonly string[] = [], caller?: CallerVoice): RecognitionStream {
+    return new PocketsphinxStream(this.pool, phraseWords(phrases), () => this.normalization, caller);
   }
 
   /** A whole utterance at once, decoded as one (its cepstral mean from itself). */
@@ -182,6 +230,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     const decoder = await this.pool.acquire();
     try {
       signal?.throwIfAborted();
+      this.normalization?.begin(decoder, undefined);
       await decoder.start();
       const words = await decoding.run(
         { urgent: () => true, since: performance.now() },
