@@ -10,8 +10,12 @@ import { Libpocketsphinx, type CepstralState, type DecoderArguments, type Native
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
 
-/** Parley's decoder settings over pocketsphinx's defaults, chosen by the speech benchmark (docs/voice.md). */
-export const RECOGNITION_SETTINGS: DecoderArguments = {};
+/**
+ * Parley's decoder settings over pocketsphinx's defaults, chosen by the speech benchmark (docs/voice.md): a language
+ * weight of 5 instead of 6.5 in the first pass lets the acoustics keep more paths alive (fewer words lost to a likelier
+ * phrase), which the later passes then weigh with their own weights.
+ */
+export const RECOGNITION_SETTINGS: DecoderArguments = { "-lw": "5" };
 
 /** All decoders of the process share its cores. */
 const decoding = new DecodingSlots(availableParallelism());
