@@ -126,6 +126,12 @@ async function toRaw(wav: string, raw: string): Promise<number> {
 }
 
 /** Decodes every file of the folder in one batch; the hypotheses by utterance id, and the decode's wall time. */
+/** Parley's decoder settings with a configuration's own arguments in place of any they repeat (the program refuses a name twice). */
+function settingsWith(args: string[]): string[] {
+  const overridden = new Set(args.filter((_, index) => index % 2 === 0));
+  return [...Object.entries(RECOGNITION_SETTINGS).filter(([name]) => !overridden.has(name)).flat(), ...args];
+}
+
 async function decode(folder: string, ids: string[], args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
   const control = path.join(folder, "control.txt");
   const hypothesisFile = path.join(folder, "hypotheses.txt");
@@ -134,7 +140,7 @@ async function decode(folder: string, ids: string[], args: string[]): Promise<{ 
   await run("pocketsphinx_batch", [
     "-adcin", "yes", "-samprate", "16000", "-cepdir", folder, "-cepext", ".raw",
     "-hmm", path.join(MODEL, "en-us"), "-lm", path.join(MODEL, "en-us.lm.bin"), "-dict", path.join(MODEL, "cmudict-en-us.dict"),
-    "-ctl", control, "-hyp", hypothesisFile, "-logfn", "/dev/null", ...Object.entries(RECOGNITION_SETTINGS).flat(), ...args,
+    "-ctl", control, "-hyp", hypothesisFile, "-logfn", "/dev/null", ...settingsWith(args),
   ]);
   const seconds = (performance.now() - started) / 1000;
   const hypotheses = new Map<string, string>();
