@@ -145,12 +145,14 @@ async function round(count: number): Promise<{ latencies: number[]; callSeconds:
   return { latencies: latencies.slice(first), callSeconds, cpu: cpuSeconds() - cpuBefore, failed, peakRss };
 }
 
-const alone: number[] = [];
-for (let i = 0; i < callsAlone; i++) alone.push(...(await round(1)).latencies);
-const single = { turns: alone.length, p50_ms: percentile(alone, 50), p99_ms: percentile(alone, 99) };
-console.log(JSON.stringify({ single }));
-const engineTotal = endOfTurnMs + engines.stt_final_p50_ms + engines.tts_first_sentence_p50_ms;
-console.log(`voice turn latency p50 ${single.p50_ms.toFixed(0)} ms, p99 ${single.p99_ms.toFixed(0)} ms; engines alone ${engineTotal.toFixed(0)} ms (end of turn ${endOfTurnMs} + STT final ${engines.stt_final_p50_ms.toFixed(0)} + TTS ${engines.tts_first_sentence_p50_ms.toFixed(0)}); Parley adds ${((single.p50_ms / engineTotal - 1) * 100).toFixed(0)}%`);
+if (callsAlone > 0) {
+  const alone: number[] = [];
+  for (let i = 0; i < callsAlone; i++) alone.push(...(await round(1)).latencies);
+  const single = { turns: alone.length, p50_ms: percentile(alone, 50), p99_ms: percentile(alone, 99) };
+  console.log(JSON.stringify({ single }));
+  const engineTotal = endOfTurnMs + engines.stt_final_p50_ms + engines.tts_first_sentence_p50_ms;
+  console.log(`voice turn latency p50 ${single.p50_ms.toFixed(0)} ms, p99 ${single.p99_ms.toFixed(0)} ms; engines alone ${engineTotal.toFixed(0)} ms (end of turn ${endOfTurnMs} + STT final ${engines.stt_final_p50_ms.toFixed(0)} + TTS ${engines.tts_first_sentence_p50_ms.toFixed(0)}); Parley adds ${((single.p50_ms / engineTotal - 1) * 100).toFixed(0)}%`);
+}
 
 let best = 0;
 let perCallAtBest = Number.NaN;
