@@ -78,47 +78,30 @@ function keepColumns(connection: pg.Connection, name: string, columns: Column[])
 }
 
 /**
- * A named statement with its parameters, parsed once per connection, as pg's own Query sends it (in one write) but
- * with less around it: no Describe once its columns are known, no Result object, rows made from a list of columns.
+ * What a named statement's submittables share: its parameters on the wire, whether the connection has parsed it and
+ * its columns there, and its rows read from a list of columns described once per connection.
  */
-class PreparedStatement<Row> implements pg.Submittable {
-  readonly rows: Promise<Row[]>;
-  private resolve!: (rows: Row[]) => void;
-  private reject!: (error: unknown) => void;
-  private columns: Column[] | undefined;
+abstract class DescribedStatement<Row> {
+  protected columns: Column[] | undefined;
   /** The connection whose description of this statement is still to be kept. */
   private remember: pg.Connection | undefined;
-  private readonly received: Row[] = [];
+  protected readonly received: Row[] = [];
 
   constructor(
     /** Read by pg's client, which records the statement as parsed on this connection once the server has. */
     readonly name: string,
     readonly text: string,
     private readonly values: readonly unknown[],
-  ) {
-    this.rows = new Promise((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
+  ) {}
 
-  submit(connection: pg.Connection): Error | undefined {
+  /** The parameters on the wire and whether `connection` has parsed the statement, or the error converting one. */
+  protected prepareOn(connection: pg.Connection): { values: (Buffer | string | null)[]; parsed: boolean } | Error {
     const values = wireValues(this.values);
     if (values instanceof Error) return values;
     const { parsed, columns } = statementOn(connection, this.name, this.text);
     this.columns = columns;
-    connection.stream.cork();
-    try {
-      if (!parsed) connection.parse({ name: this.name, text: this.text, types: [] }, true);
-      connection.bind({ statement: this.name, values }, true);
-      if (!this.columns) connection.describe({ type: "P", name: "" }, true);
-      connection.execute({ portal: "" }, true);
-      connection.sync();
-    } finally {
-      connection.stream.uncork();
-    }
-    if (!this.columns) this.remember = connection;
-    return undefined;
+    if (!columns) this.remember = connection;
+    return { values, parsed };
   }
 
   handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
@@ -128,6 +111,40 @@ class PreparedStatement<Row> implements pg.Submittable {
 
   handleDataRow(message: { fields: (string | null)[] }): void {
     this.received.push(rowOf<Row>(this.columns ?? [], message.fields));
+  }
+}
+
+/**
+ * A named statement with its parameters, parsed once per connection, as pg's own Query sends it (in one write) but
+ * with less around it: no Describe once its columns are known, no Result object, rows made from a list of columns.
+ */
+class PreparedStatement<Row> extends DescribedStatement<Row> implements pg.Submittable {
+  readonly rows: Promise<Row[]>;
+  private resolve!: (rows: Row[]) => void;
+  private reject!: (error: unknown) => void;
+
+  constructor(name: string, text: string, values: readonly unknown[]) {
+    super(name, text, values);
+    this.rows = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  submit(connection: pg.Connection): Error | undefined {
+    const prepared = this.prepareOn(connection);
+    if (prepared instanceof Error) return prepared;
+    connection.stream.cork();
+    try {
+      if (!prepared.parsed) connection.parse({ name: this.name, text: this.text, types: [] }, true);
+      connection.bind({ statement: this.name, values: prepared.values }, true);
+      if (!this.columns) connection.describe({ type: "P", name: "" }, true);
+      connection.execute({ portal: "" }, true);
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+    return undefined;
   }
 
   handleCommandComplete(): void {}
@@ -151,27 +168,19 @@ class PreparedStatement<Row> implements pg.Submittable {
  * own) and described only on a connection that has not yet done so; BEGIN and COMMIT go unnamed. An error makes the
  * server skip the rest (the transaction is then aborted, and must be rolled back).
  */
-class StatementCommittingLater<Row> implements pg.Submittable {
+class StatementCommittingLater<Row> extends DescribedStatement<Row> implements pg.Submittable {
   readonly rows: Promise<Row[]>;
   readonly committed: Promise<void>;
   private resolveRows!: (rows: Row[]) => void;
   private rejectRows!: (error: unknown) => void;
   private resolveCommitted!: () => void;
   private rejectCommitted!: (error: unknown) => void;
-  private columns: Column[] | undefined;
-  /** The connection whose description of the statement is still to be kept. */
-  private remember: pg.Connection | undefined;
-  private readonly received: Row[] = [];
   /** CommandComplete messages so far: BEGIN's, the statement's, COMMIT's. */
   private completed = 0;
   private failed = false;
 
-  constructor(
-    /** Read by pg's client, which records the statement as parsed on this connection once the server has. */
-    readonly name: string,
-    readonly text: string,
-    private readonly values: readonly unknown[],
-  ) {
+  constructor(name: string, text: string, values: readonly unknown[]) {
+    super(name, text, values);
     this.rows = new Promise((resolve, reject) => {
       this.resolveRows = resolve;
       this.rejectRows = reject;
@@ -186,10 +195,10 @@ class StatementCommittingLater<Row> implements pg.Submittable {
   }
 
   submit(connection: pg.Connection): Error | undefined {
-    const values = wireValues(this.values);
-    if (values instanceof Error) return values;
-    const { parsed, columns } = statementOn(connection, this.name, this.text);
-    this.columns = columns;
+    const prepared = this.prepareOn(connection);
+    if (prepared instanceof Error) return prepared;
+    const { values, parsed } = prepared;
+    const described = this.columns !== undefined;
     connection.stream.cork();
     try {
       // Unnamed (past the bound of named statements), it is parsed after BEGIN's own unnamed parse.
@@ -197,7 +206,7 @@ class StatementCommittingLater<Row> implements pg.Submittable {
       unnamed(connection, "BEGIN");
       if (!parsed && this.name === "") connection.parse({ name: "", text: this.text, types: [] }, true);
       connection.bind({ statement: this.name, values }, true);
-      if (!columns) connection.describe({ type: "P", name: "" }, true);
+      if (!described) connection.describe({ type: "P", name: "" }, true);
       connection.execute({ portal: "" }, true);
       connection.flush();
       unnamed(connection, "COMMIT");
@@ -205,17 +214,7 @@ class StatementCommittingLater<Row> implements pg.Submittable {
     } finally {
       connection.stream.uncork();
     }
-    if (!columns) this.remember = connection;
     return undefined;
-  }
-
-  handleRowDescription(message: { fields: { name: string; dataTypeID: number }[] }): void {
-    this.columns = columnsOf(message);
-    if (this.remember) keepColumns(this.remember, this.name, this.columns);
-  }
-
-  handleDataRow(message: { fields: (string | null)[] }): void {
-    this.received.push(rowOf<Row>(this.columns ?? [], message.fields));
   }
 
   handleCommandComplete(): void {
