@@ -1,10 +1,31 @@
 // Runs the whole suite in one Node process (see test/main.ts) with the spec reporter.
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 
+// The runner's own count of failures, from a TAP copy of the report: its exit status alone is not enough, because
+// PGlite's WebAssembly runtime sets process.exitCode when an instance closes, which can hide a failed test.
+const reportDir = mkdtempSync(path.join(tmpdir(), "parley-tests-"));
+const tapReport = path.join(reportDir, "report.tap");
 const result = spawnSync(
   process.execPath,
-  ["--import", "tsx", "--test-reporter=spec", "--test-reporter-destination=stdout", "test/main.ts", ...process.argv.slice(2)],
+  [
+    "--import", "tsx",
+    "--test-reporter=spec", "--test-reporter-destination=stdout",
+    "--test-reporter=tap", `--test-reporter-destination=${tapReport}`,
+    "test/main.ts", ...process.argv.slice(2),
+  ],
   { stdio: "inherit" },
 );
 if (result.signal) process.stderr.write(`the test process was ended by ${result.signal}\n`);
-process.exit(result.status ?? 1);
+let failed = 0;
+try {
+  const counts = [...readFileSync(tapReport, "utf8").matchAll(/^# fail (\d+)$/gm)];
+  failed = Number(counts.at(-1)?.[1] ?? 0);
+} catch {
+  failed = 0;
+}
+rmSync(reportDir, { recursive: true, force: true });
+if (failed > 0 && result.status === 0) process.stderr.write(`${failed} test(s) failed although the test process exited with status 0\n`);
+process.exit(failed > 0 ? 1 : (result.status ?? 1));
