@@ -18,12 +18,22 @@ export interface RecognitionStream {
 }
 
 /**
+ * Live cepstral-mean normalization's state: `mean` normalizes the next utterance; at an utterance's end the mean
+ * becomes `sum / frames` over the frames heard so far (the oldest decayed once there are more than 800).
+ */
+export interface CepstralState {
+  mean: Float32Array;
+  sum: Float32Array;
+  frames: number;
+}
+
+/**
  * What a recognizer learns of one caller's voice over a call's turns, kept by the call (one caller, one voice) and
  * handed back at each turn; the recognizer reads and updates it. Empty at the call's start.
  */
 export interface CallerVoice {
   /** pocketsphinx: the caller's cepstral-mean normalization (the voice's and the line's average spectrum). */
-  cepstralState?: { mean: Float32Array; sum: Float32Array; frames: number };
+  cepstralState?: CepstralState;
 }
 
 /** A recognizer that decodes while the caller speaks, so that at the end of a turn only its last moments remain. */

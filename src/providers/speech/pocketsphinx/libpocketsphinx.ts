@@ -1,4 +1,5 @@
 import { SpeechUnavailableError } from "../errors.js";
+import type { CepstralState } from "../stt.js";
 import { loadKoffi, onThreadPool, type Koffi, type NativeFunction } from "./native.js";
 
 /** The Debian packages' library names (libpocketsphinx3, libsphinxbase3: pocketsphinx 5prealpha). */
@@ -20,16 +21,6 @@ const CMN_MEAN_OFFSET = 0;
 const CMN_SUM_OFFSET = 16;
 const CMN_FRAMES_OFFSET = 24;
 const CMN_VECLEN_OFFSET = 28;
-
-/**
- * Live cepstral-mean normalization's state: `mean` normalizes the next utterance; at an utterance's end the mean
- * becomes `sum / frames` over the frames heard so far (the oldest decayed once there are more than 800).
- */
-export interface CepstralState {
-  mean: Float32Array;
-  sum: Float32Array;
-  frames: number;
-}
 
 /**
  * One native pocketsphinx decoder (`ps_decoder_t`), fed audio as it arrives. Not safe for two callers at once: the

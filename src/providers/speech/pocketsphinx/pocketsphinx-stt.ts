@@ -4,9 +4,9 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
-import type { CallerVoice, RecognitionStream, StreamingSpeechToText } from "../stt.js";
+import type { CallerVoice, CepstralState, RecognitionStream, StreamingSpeechToText } from "../stt.js";
 import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
-import { Libpocketsphinx, type CepstralState, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
+import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
 
