@@ -211,6 +211,8 @@ export class PocketsphinxStt implements StreamingSpeechToText {
   /** `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…). */
   constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}) {
     const files = modelFiles(language);
+    /** Read once, when the first decoder is made. */
+    let initialMean: Promise<Float32Array | undefined> | undefined;
     this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
       // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
@@ -218,7 +220,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
         { urgent: () => false, since: performance.now() },
         () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...search }),
       );
-      this.normalization ??= CallerNormalization.check(decoder, await modelCepstralMean(files.hmm));
+      this.normalization ??= CallerNormalization.check(decoder, await (initialMean ??= modelCepstralMean(files.hmm)));
       return decoder;
     }, { size: maxDecoders, idleMs: DECODER_IDLE_MS });
   }
