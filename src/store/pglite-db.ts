@@ -72,6 +72,9 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     // PGlite delivers notifications inside this process: there is no connection to lose.
     listening: true,
     onListenerState: () => () => undefined,
+    // One process holds the folder: its listener is the only one.
+    listenerSession: 0,
+    listenerSessions: async () => [0],
     async ping() {
       await pg.query("SELECT 1");
     },

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { isConnectionFailure } from "./db.js";
 import { type Db, type Transaction } from "../domain/shared/database.js";
-import { PostgresListener } from "./postgres-listener.js";
+import { listenerApplicationName, PostgresListener } from "./postgres-listener.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
 function getTypeParser(oid: number, format?: "text" | "binary"): (value: string) => unknown {
@@ -358,6 +358,16 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
       return listener.listening;
     },
     onListenerState: (handler) => listener.onState(handler),
+    get listenerSession() {
+      return listener.session;
+    },
+    listenerSessions: async () =>
+      (
+        await pool.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()",
+          [listenerApplicationName],
+        )
+      ).rows.map((row) => row.pid),
     async ping() {
       await pool.query("SELECT 1");
     },

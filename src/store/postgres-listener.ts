@@ -1,6 +1,9 @@
 import pg from "pg";
 import type { ListenerStateHandler, NotificationHandler } from "../domain/shared/database.js";
 
+/** How every instance's listener session is named, so that an instance can count the others (`Db.listenerSessions`). */
+export const listenerApplicationName = "parley-listener";
+
 const firstRetryMs = 100;
 const maxRetryMs = 5_000;
 
@@ -14,6 +17,7 @@ export class PostgresListener {
   private readonly handlers = new Map<string, Set<NotificationHandler>>();
   private readonly stateHandlers = new Set<ListenerStateHandler>();
   private client: pg.Client | undefined;
+  private clientSession: number | undefined;
   /** Channels LISTENed on the current client. */
   private listened = new Set<string>();
   private connecting: Promise<pg.Client> | undefined;
@@ -26,6 +30,11 @@ export class PostgresListener {
 
   get listening(): boolean {
     return this.client !== undefined;
+  }
+
+  /** The backend pid of the listening connection, while there is one. */
+  get session(): number | undefined {
+    return this.client && this.clientSession;
   }
 
   onState(handler: ListenerStateHandler): () => void {
@@ -42,6 +51,10 @@ export class PostgresListener {
     set.add(handler);
     const unlisten = async () => {
       set.delete(handler);
+      if (set.size > 0 || this.handlers.get(channel) !== set) return;
+      this.handlers.delete(channel);
+      // A session that listens for nobody would be counted among the instances that acknowledge changes.
+      if (this.handlers.size === 0) await this.disconnect();
     };
     if (this.client) {
       await this.listenOn(this.client, channel);
@@ -51,6 +64,15 @@ export class PostgresListener {
     }
     // Otherwise a reconnection is under way, and it LISTENs on every channel before it reports that it listens.
     return unlisten;
+  }
+
+  /** Ends the connection until something listens again. */
+  private async disconnect(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = undefined;
+    this.connectedOnce = false;
+    await client?.end().catch(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -63,7 +85,7 @@ export class PostgresListener {
 
   private connect(): Promise<pg.Client> {
     this.connecting ??= (async () => {
-      const client = new pg.Client({ ...this.clientConfig, application_name: "parley-listener", keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+      const client = new pg.Client({ ...this.clientConfig, application_name: listenerApplicationName, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
       client.on("notification", (message) => {
         if (client !== this.client) return;
         for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? "");
@@ -73,6 +95,8 @@ export class PostgresListener {
       client.on("end", () => this.lost(client));
       try {
         await client.connect();
+        const [row] = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows;
+        this.clientSession = row?.pid;
         this.listened = new Set();
         for (const channel of this.handlers.keys()) await this.listenOn(client, channel);
       } catch (error) {

@@ -3,7 +3,8 @@ import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import { createApp, type App } from "../../src/app.js";
 import { uuidv7 } from "../../src/domain/shared/ids.js";
-import { changeTags } from "../../src/domain/cache/invalidation.js";
+import { cacheHeardChannel, changeTags } from "../../src/domain/cache/invalidation.js";
+import { openPostgres } from "../../src/store/postgres-db.js";
 import { openedDatabases } from "../support/databases.js";
 import { acmeAgent } from "../support/fixtures.js";
 import { adminKey, testConfig } from "../support/harness.js";
@@ -98,6 +99,53 @@ for (const database of openedDatabases()) {
       assert.equal((await revoked)?.status, 204);
       assert.equal((await request("GET", `/threads/${threadId}/messages`, key.api_key)).status, 401);
     });
+
+    if (database.url) {
+      const url = database.url;
+      test("a revocation answers only once every other instance has dropped the key", async () => {
+        const ownConnection = openPostgres(url, 4);
+        const lateListener = controlledListener(ownConnection, { innerSession: true });
+        const late = await createApp(testConfig(database), { db: lateListener.db, logger: pino({ level: "silent" }) });
+        const revoking = await createApp(testConfig(database), { db: database.db, logger: pino({ level: "silent" }) });
+        try {
+          const key = (await request("POST", `/admin/organizations/${organizationId}/api-keys`, `Bearer ${adminKey}`)).json<{ id: string; api_key: string }>();
+          const onLate = async () => (await late.server.inject({ method: "POST", url: "/threads", headers: { authorization: key.api_key }, payload: {} })).statusCode;
+          assert.equal(await onLate(), 200, "the late instance has the key cached");
+          lateListener.hold();
+          const tag = changeTags.apiKey(key.id);
+          let answered = false;
+          let revoked: Promise<number> | undefined;
+          // The revoking instance's own acknowledgement is heard: without the others' it would answer now.
+          let ownAcknowledgement!: () => void;
+          const acknowledged = new Promise<void>((resolve) => (ownAcknowledgement = resolve));
+          const unlisten = await database.db.listen(cacheHeardChannel, (payload) => {
+            if (payload === `${database.db.listenerSession} ${tag}`) ownAcknowledgement();
+          });
+          try {
+            revoked = revoking.server
+              .inject({ method: "DELETE", url: `/admin/api-keys/${key.id}`, headers: { authorization: `Bearer ${adminKey}` } })
+              .then((response) => {
+                answered = true;
+                return response.statusCode;
+              });
+            await acknowledged;
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          } finally {
+            await unlisten();
+          }
+          assert.equal(answered, false, "the revocation waits for the instance that has not heard it");
+          assert.equal(await onLate(), 200, "the late instance has not dropped the key yet");
+          lateListener.deliver();
+          assert.equal(await revoked, 204);
+          assert.equal(await onLate(), 401);
+        } finally {
+          lateListener.deliver();
+          await revoking.close();
+          await late.close();
+          await ownConnection.close();
+        }
+      });
+    }
 
     test("while the listener is down the caches are bypassed, and they serve again once it is back", async () => {
       const threadId = await newThread();

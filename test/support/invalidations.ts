@@ -21,6 +21,9 @@ export async function afterNotified<T>(db: Db, tag: string, write: () => Promise
   }
 }
 
+/** Not a backend pid that PostgreSQL gives out. */
+const controlledSession = -1;
+
 export interface ControlledListener {
   db: Db;
   /** Keeps notifications from the app until `deliver` (as a slow listener connection would). */
@@ -31,8 +34,11 @@ export interface ControlledListener {
   reconnect(): void;
 }
 
-/** The database as an app sees it, with its notifications under the test's control. */
-export function controlledListener(inner: Db): ControlledListener {
+/**
+ * The database as an app sees it, with its notifications under the test's control. Its listener session is one of its
+ * own unless `innerSession`: then it is the inner database's, as another instance with its own connection would be.
+ */
+export function controlledListener(inner: Db, { innerSession = false } = {}): ControlledListener {
   const stateHandlers = new Set<ListenerStateHandler>();
   const held: (() => void)[] = [];
   let holding = false;
@@ -55,6 +61,15 @@ export function controlledListener(inner: Db): ControlledListener {
     onListenerState(handler) {
       stateHandlers.add(handler);
       return () => stateHandlers.delete(handler);
+    },
+    // By default a session of its own, so that only this app's acknowledgements (held with its notifications) count.
+    get listenerSession() {
+      if (!connected) return undefined;
+      return innerSession ? inner.listenerSession : controlledSession;
+    },
+    listenerSessions: async () => {
+      if (innerSession) return inner.listenerSessions();
+      return connected ? [controlledSession] : [];
     },
     ping: () => inner.ping(),
     close: async () => undefined,

@@ -93,11 +93,11 @@ export class AdminDirectory {
   /**
    * Replaces a live key: in one transaction the old key is revoked and a new one of the same organization created,
    * so there is never a moment with both or neither. The new key is returned once; the answer waits, as a
-   * revocation does, until the old key's revocation has reached this instance's caches.
+   * revocation does, until every listening instance has dropped the old key.
    */
   async rotateApiKey(id: string): Promise<{ id: string; api_key: string; replaced_key_id: string }> {
     const tag = changeTags.apiKey(id);
-    const notification = this.invalidations.expect(tag);
+    const notification = await this.invalidations.expect(tag);
     try {
       const newId = uuidv7();
       const apiKey = newCredential("sk_");

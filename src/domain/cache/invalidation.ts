@@ -16,8 +16,23 @@ export const changeTags = {
   anyApiKey: "api_key:*",
 };
 
-/** How long a write that waits to hear its own notification (a key revocation) waits at most. */
+/**
+ * Channel on which every instance acknowledges a tag it heard and acted on, for the tags a write may wait on
+ * (`expect`): `<listener session> <tag>`.
+ */
+export const cacheHeardChannel = "parley_cache_heard";
+
+/** The tags of writes that answer only once every instance has dropped them: key revocations and rotations. */
+const acknowledgedTag = /^api_key:/;
+
+/** How long a write that waits for every instance to hear its notification (a key revocation) waits at most. */
 const hearTimeoutMs = 5_000;
+
+/** A write waiting for the sessions that have not yet acknowledged its tag. */
+interface Waiter {
+  pending: Set<number>;
+  wake(): void;
+}
 
 /**
  * Keeps this instance's caches true to the database. Every write that changes what a cache shows makes PostgreSQL
@@ -28,7 +43,7 @@ const hearTimeoutMs = 5_000;
  */
 export class Invalidations {
   private readonly caches: Pick<TaggedCache<unknown>, "invalidate" | "clear">[] = [];
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<Waiter>>();
   private started = false;
   private readonly unlisteners: (() => Promise<void>)[] = [];
   private unwatch: (() => void) | undefined;
@@ -57,13 +72,20 @@ export class Invalidations {
       if (!listening) this.log.warn("database listener lost: caches bypassed until it is back");
       else if (this.started) this.log.info("database listener back: caches emptied and in use again");
       // A write waiting to hear its notification may never hear it now; with the caches emptied it need not.
-      for (const waiters of [...this.waiters.values()]) for (const wake of [...waiters]) wake();
+      for (const waiters of [...this.waiters.values()]) for (const waiter of [...waiters]) waiter.wake();
     });
     this.unlisteners.push(
       await this.db.listen(cacheChannel, (tag) => {
         this.changed(tag);
-        const waiters = this.waiters.get(tag);
-        if (waiters) for (const wake of [...waiters]) wake();
+        if (acknowledgedTag.test(tag)) this.acknowledge(tag);
+      }),
+      await this.db.listen(cacheHeardChannel, (payload) => {
+        const separator = payload.indexOf(" ");
+        const session = Number(payload.slice(0, separator));
+        for (const waiter of [...(this.waiters.get(payload.slice(separator + 1)) ?? [])]) {
+          waiter.pending.delete(session);
+          if (waiter.pending.size === 0) waiter.wake();
+        }
       }),
       // A chat turn's messages are announced there, after their commit, rather than by the triggers (migration 005).
       await this.db.listen(threadEventsChannel, (payload) => this.changed(changeTags.thread(payload.slice(0, payload.lastIndexOf(" "))))),
@@ -93,12 +115,14 @@ export class Invalidations {
   }
 
   /**
-   * Call before a write whose notification this instance must hear before answering: `heard` resolves once the
-   * listener has delivered `tag` (other instances' listeners are told by PostgreSQL at the same moment), or when there
-   * is nothing to wait for (no listener, or it dropped and the caches were emptied). `cancel` if the write fails.
+   * Call before a write that must have reached every instance's caches before it is answered: `heard` resolves once
+   * every instance listening when it was called has acknowledged `tag` (each does after dropping it), or when there is
+   * nothing to wait for (no listener, or it dropped and the caches were emptied). An instance that starts listening
+   * later starts with empty caches. `cancel` if the write fails.
    */
-  expect(tag: string): { heard: Promise<void>; cancel(): void } {
+  async expect(tag: string): Promise<{ heard: Promise<void>; cancel(): void }> {
     if (!this.live) return { heard: Promise.resolve(), cancel: () => undefined };
+    const pending = new Set(await this.db.listenerSessions());
     let set = this.waiters.get(tag);
     if (!set) {
       set = new Set();
@@ -108,17 +132,26 @@ export class Invalidations {
     let wake!: () => void;
     const heard = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        this.log.warn({ tag }, "did not hear the notification of a change in time");
+        this.log.warn({ tag, sessions: [...pending] }, "not every instance acknowledged a change in time");
         wake();
       }, hearTimeoutMs);
       wake = () => {
         clearTimeout(timer);
-        waiters.delete(wake);
+        waiters.delete(waiter);
         if (waiters.size === 0 && this.waiters.get(tag) === waiters) this.waiters.delete(tag);
         resolve();
       };
     });
-    waiters.add(wake);
+    const waiter: Waiter = { pending, wake };
+    waiters.add(waiter);
     return { heard, cancel: wake };
+  }
+
+  private acknowledge(tag: string): void {
+    const session = this.db.listenerSession;
+    if (session === undefined) return;
+    this.db.query("SELECT pg_notify($1, $2)", [cacheHeardChannel, `${session} ${tag}`]).catch((error: unknown) => {
+      this.log.warn({ err: error, tag }, "could not acknowledge a change");
+    });
   }
 }

@@ -32,12 +32,12 @@ export class OrganizationService {
   }
 
   /**
-   * Revoked at once on every instance: the answer waits until this instance's listener has heard the revocation,
-   * which PostgreSQL sends to every instance's listener at the same moment (see docs/deployment.md).
+   * Revoked at once on every instance: the answer waits until every listening instance has acknowledged the
+   * revocation, having dropped the key from its cache (see docs/deployment.md).
    */
   async revokeApiKey(id: string): Promise<void> {
     const tag = changeTags.apiKey(id);
-    const notification = this.invalidations.expect(tag);
+    const notification = await this.invalidations.expect(tag);
     try {
       if (!(await this.store.revokeApiKey(id))) throw new NotFoundError("API key not found");
       this.invalidations.changed(tag);

@@ -33,6 +33,10 @@ export interface Db extends Queryable {
    * on notifications must assume it missed some in between: a gap.
    */
   onListenerState(handler: ListenerStateHandler): () => void;
+  /** The database session (backend pid) on which this Db listens, while it does: what its acknowledgements name. */
+  readonly listenerSession: number | undefined;
+  /** The sessions listening for every Parley instance on this database, this one's included. */
+  listenerSessions(): Promise<number[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
