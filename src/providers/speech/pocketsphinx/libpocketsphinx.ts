@@ -21,16 +21,56 @@ const CMN_MEAN_OFFSET = 0;
 const CMN_SUM_OFFSET = 16;
 const CMN_FRAMES_OFFSET = 24;
 const CMN_VECLEN_OFFSET = 28;
+/**
+ * Where pocketsphinx 5prealpha's `ps_decoder_t` holds its `acmod_t *acmod`, and `acmod_t` its `fe_t *fe` (the front
+ * end that turns samples into cepstra) and `feat_t *fcb`, on a 64-bit build. A decoder's front end is swapped for one
+ * with another frequency warp before an utterance; both pointers read must be those `ps_get_fe` and `ps_get_feat`
+ * return before the layout is trusted.
+ */
+const DECODER_ACMOD_OFFSET = 16;
+const ACMOD_FE_OFFSET = 24;
+const ACMOD_FEAT_OFFSET = 32;
 
 /**
  * One native pocketsphinx decoder (`ps_decoder_t`), fed audio as it arrives. Not safe for two callers at once: the
  * pool hands each one to a single utterance at a time, and every call below is awaited before the next.
  */
 export class NativeDecoder {
+  /** The front end the decoder was made with, and those made by `setWarp`, by warp. */
+  private readonly ownFrontEnd: unknown;
+  private readonly frontEnds = new Map<number, unknown>();
+
   constructor(
     private readonly library: Libpocketsphinx,
     private readonly handle: unknown,
-  ) {}
+    private readonly settings: DecoderArguments,
+  ) {
+    this.ownFrontEnd = library.frontEndOf(handle);
+  }
+
+  /** Whether `setWarp` can be used: this build's layout is the one expected. */
+  get warpable(): boolean {
+    return this.ownFrontEnd !== undefined;
+  }
+
+  /**
+   * Vocal tract length normalization for the next utterance: the mel filters' frequencies are divided by `warp`
+   * (sphinxbase's `-warp_type inverse_linear`), 1 for none. Only between utterances, and only when `warpable`. The
+   * front end of each warp is made once per decoder, warp 1 included, so that every warp is Parley's own making.
+   */
+  setWarp(warp: number): void {
+    if (this.ownFrontEnd === undefined) throw new Error("this pocketsphinx build's front end cannot be swapped");
+    let frontEnd = this.frontEnds.get(warp);
+    if (frontEnd === undefined) {
+      frontEnd = this.library.frontEnd(this.settings, warp);
+      this.frontEnds.set(warp, frontEnd);
+    }
+    this.holdFrontEnd(frontEnd);
+  }
+
+  private holdFrontEnd(frontEnd: unknown): void {
+    this.library.koffi.encode(this.library.koffi.decode(this.handle, DECODER_ACMOD_OFFSET, "void *"), ACMOD_FE_OFFSET, "void *", frontEnd);
+  }
 
   start(): Promise<number> {
     return onThreadPool<number>(this.library.startUtterance, this.handle);
@@ -100,6 +140,9 @@ export class NativeDecoder {
   }
 
   free(): void {
+    // The decoder frees the front end it holds: its own, given back first.
+    if (this.ownFrontEnd !== undefined) this.holdFrontEnd(this.ownFrontEnd);
+    for (const frontEnd of this.frontEnds.values()) this.library.freeFrontEnd(frontEnd);
     this.library.free(this.handle);
   }
 }
@@ -116,6 +159,11 @@ export class Libpocketsphinx {
   readonly nbestHypothesis: NativeFunction;
   readonly nbestFree: NativeFunction;
   readonly featureExtractor: NativeFunction;
+  readonly freeFrontEnd: NativeFunction;
+  private readonly frontEndInit: NativeFunction;
+  private readonly decoderFrontEnd: NativeFunction;
+  private readonly parseArgumentFile: NativeFunction;
+  private readonly freeArguments: NativeFunction;
   private readonly defaultArguments: NativeFunction;
   private readonly configure: NativeFunction;
   private readonly init: NativeFunction;
@@ -139,6 +187,11 @@ export class Libpocketsphinx {
     this.nbestHypothesis = pocketsphinx.func("const char *ps_nbest_hyp(void *nbest, _Out_ int *score)");
     this.nbestFree = pocketsphinx.func("void ps_nbest_free(void *nbest)");
     this.featureExtractor = pocketsphinx.func("void *ps_get_feat(void *ps)");
+    this.decoderFrontEnd = pocketsphinx.func("void *ps_get_fe(void *ps)");
+    this.frontEndInit = sphinxbase.func("void *fe_init_auto_r(void *config)");
+    this.freeFrontEnd = sphinxbase.func("int fe_free(void *fe)");
+    this.parseArgumentFile = sphinxbase.func("void *cmd_ln_parse_file_r(void *inout, void *defn, const char *filename, int strict)");
+    this.freeArguments = sphinxbase.func("int cmd_ln_free_r(void *config)");
     // pocketsphinx logs to one process-wide FILE; a decoder's `-logfn` closes and reopens it, under the feet of
     // decoders searching on other threads (a crash, or a thread stuck on the FILE's lock). Logging is turned off
     // once here instead, and no decoder is given `-logfn`.
@@ -164,11 +217,41 @@ export class Libpocketsphinx {
 
   /** A new decoder with these settings; loading its models takes about a second, off the event loop. */
   async decoder(settings: DecoderArguments): Promise<NativeDecoder> {
+    const handle = await onThreadPool<unknown>(this.init, this.arguments(settings));
+    if (!handle) throw new SpeechUnavailableError("stt", "pocketsphinx could not load its model (is pocketsphinx-en-us installed?)");
+    return new NativeDecoder(this, handle, settings);
+  }
+
+  /**
+   * A front end like the one a decoder with these settings makes (the model's feat.params over the settings, as
+   * `ps_init` reads them) with the mel filters warped by `warp`. It holds a few kilobytes (filters, FFT tables).
+   */
+  frontEnd(settings: DecoderArguments, warp: number): unknown {
+    const config = this.arguments({ ...settings, "-warp_type": "inverse_linear", "-warp_params": String(warp) });
+    const hmm = settings["-hmm"];
+    if (hmm) this.parseArgumentFile(config, this.defaultArguments(), `${hmm}/feat.params`, 0);
+    const frontEnd = this.frontEndInit(config);
+    // The front end holds its own reference to the settings.
+    this.freeArguments(config);
+    if (!frontEnd) throw new SpeechUnavailableError("stt", `sphinxbase refused a front end warped by ${warp}`);
+    return frontEnd;
+  }
+
+  /** The front end a decoder holds, or undefined when this build's layout is not the one expected. */
+  frontEndOf(decoder: unknown): unknown {
+    const acousticModel = this.koffi.decode(decoder, DECODER_ACMOD_OFFSET, "void *");
+    if (!acousticModel) return undefined;
+    const held = (offset: number) => this.koffi.decode(acousticModel, offset, "void *");
+    const frontEnd = held(ACMOD_FE_OFFSET);
+    const features = held(ACMOD_FEAT_OFFSET);
+    const same = (a: unknown, b: unknown) => a !== null && b !== null && this.koffi.address(a) === this.koffi.address(b);
+    return same(frontEnd, this.decoderFrontEnd(decoder)) && same(features, this.featureExtractor(decoder)) ? frontEnd : undefined;
+  }
+
+  private arguments(settings: DecoderArguments): unknown {
     const variadic = Object.entries(settings).flatMap(([name, value]) => ["str", name, "str", value]);
     const config = this.configure(null, this.defaultArguments(), 1, ...variadic, "void *", null);
     if (!config) throw new SpeechUnavailableError("stt", `pocketsphinx refused its settings: ${JSON.stringify(settings)}`);
-    const handle = await onThreadPool<unknown>(this.init, config);
-    if (!handle) throw new SpeechUnavailableError("stt", "pocketsphinx could not load its model (is pocketsphinx-en-us installed?)");
-    return new NativeDecoder(this, handle);
+    return config;
   }
 }

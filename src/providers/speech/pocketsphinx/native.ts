@@ -17,6 +17,8 @@ export interface Koffi {
   encode(pointer: unknown, offset: number, type: unknown, value: unknown): void;
   /** A fixed-length array type of `length` elements of `type`. */
   array(type: string, length: number): unknown;
+  /** The address a pointer holds. */
+  address(pointer: unknown): bigint;
 }
 
 /** koffi, the FFI that reaches Debian's speech libraries; an engine that needs it is unavailable when it does not load. */
