@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { PocketsphinxStt, RECOGNITION_SETTINGS } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import type { CallerVoice } from "../src/providers/speech/stt.js";
 import { wordErrorRate } from "../test/support/word-error-rate.js";
 import type { Benchmark } from "./lib/benchmark.js";
@@ -64,10 +64,11 @@ const recognizers: { name: string; args: string[] }[] = [
 
 /**
  * Parley's own recognizer, fed as a call feeds it: the search settings of each streaming configuration. A voice is one
- * caller: its sentences are the turns of one call, each starting from the caller's cepstral mean as the turns before
- * left it, unless `forgetsCaller` (every turn from the model's initial mean, as without the call's memory).
+ * caller: its sentences are the turns of one call, each starting from the caller's cepstral mean and heard with the
+ * frequency warp of the caller's pitch as the turns before left them, unless `forgetsCaller` (every turn from the
+ * model's initial mean and unwarped, as without the call's memory); `warps: false` hears every turn unwarped.
  */
-const streamingRecognizers: { name: string; search: Record<string, string>; phrases: string[]; forgetsCaller?: boolean }[] = [
+const streamingRecognizers: { name: string; search: Record<string, string>; phrases: string[]; forgetsCaller?: boolean; warps?: boolean }[] = [
   { name: "streaming, all passes", search: {}, phrases: [] },
   { name: "streaming, first pass only", search: { "-fwdflat": "no", "-bestpath": "no" }, phrases: [] },
 ];
@@ -75,6 +76,7 @@ const streamingRecognizers: { name: string; search: Record<string, string>; phra
 const KEYWORDS = ["Ada Lovelace", "John Smith", "Mary Johnson", "Doctor Brown", "Miller", "Susan", "appointment", "cleaning", "refund", "opening hours", "parking"];
 streamingRecognizers.push({ name: "streaming, all passes, with keywords", search: {}, phrases: KEYWORDS });
 streamingRecognizers.push({ name: "streaming, all passes, no caller memory", search: {}, phrases: [], forgetsCaller: true });
+streamingRecognizers.push({ name: "streaming, all passes, no frequency warp", search: {}, phrases: [], warps: false });
 /** Audio is written in 20 ms frames at four times real time: faster than a call, slow enough for a decoder to keep up. */
 const FRAME_SAMPLES = 320;
 const PACE_MS = 5;
@@ -125,14 +127,34 @@ async function toRaw(wav: string, raw: string): Promise<number> {
   return samples.length / 2 / 16_000;
 }
 
-/** Decodes every file of the folder in one batch; the hypotheses by utterance id, and the decode's wall time. */
 /** Parley's decoder settings with a configuration's own arguments in place of any they repeat (the program refuses a name twice). */
 function settingsWith(args: string[]): string[] {
   const overridden = new Set(args.filter((_, index) => index % 2 === 0));
   return [...Object.entries(RECOGNITION_SETTINGS).filter(([name]) => !overridden.has(name)).flat(), ...args];
 }
 
-async function decode(folder: string, ids: string[], args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
+/**
+ * Decodes the files of the folder in one batch per frequency warp, each utterance at the warp Parley's recognizer
+ * chooses for it from its own pitch when given it whole; the hypotheses by utterance id, and the decodes' wall time.
+ */
+async function decode(folder: string, utterances: Map<string, Int16Array>, args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
+  const byWarp = new Map<number, string[]>();
+  for (const [id, samples] of utterances) {
+    const warp = warpFor(withPitchOf(samples));
+    byWarp.set(warp, [...(byWarp.get(warp) ?? []), id]);
+  }
+  const hypotheses = new Map<string, string>();
+  let seconds = 0;
+  for (const [warp, ids] of byWarp) {
+    const decoded = await decodeBatch(folder, ids, warp === 1 ? args : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)]);
+    for (const [id, words] of decoded.hypotheses) hypotheses.set(id, words);
+    seconds += decoded.seconds;
+  }
+  return { hypotheses, seconds };
+}
+
+/** Decodes these files of the folder in one batch; the hypotheses by utterance id, and the decode's wall time. */
+async function decodeBatch(folder: string, ids: string[], args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
   const control = path.join(folder, "control.txt");
   const hypothesisFile = path.join(folder, "hypotheses.txt");
   await writeFile(control, `${ids.join("\n")}\n`);
@@ -181,7 +203,7 @@ export const speechAccuracy: Benchmark = {
         }
         const utterances = await Promise.all(ids.map(async (id) => new Int16Array((await readFile(path.join(folder, `${id}.raw`))).buffer.slice(0))));
         for (const configuration of streamingRecognizers) {
-          const recognizer = new PocketsphinxStt("en-US", 1, undefined, configuration.search);
+          const recognizer = new PocketsphinxStt("en-US", 1, undefined, configuration.search, { warps: configuration.warps !== false });
           try {
             await recognizer.warm();
             const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases, configuration.forgetsCaller === true);
@@ -206,7 +228,7 @@ export const speechAccuracy: Benchmark = {
         const synthesisMedian = synthesis[Math.floor(synthesis.length / 2)]!;
         rows.push(row({ benchmark: "speech-accuracy", db: "-", name: `${voice.name}: synthesis per sentence, p50 (program start included)`, figure: synthesisMedian, unit: "ms" }));
         for (const recognizer of recognizers) {
-          const { hypotheses, seconds } = await decode(folder, ids, recognizer.args);
+          const { hypotheses, seconds } = await decode(folder, new Map(ids.map((id, index) => [id, utterances[index]!])), recognizer.args);
           const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses.get(`s${index}`) ?? "" }));
           const rate = wordErrorRate(pairs) * 100;
           const isDefaultRecognizer = recognizer.name === "pocketsphinx default";

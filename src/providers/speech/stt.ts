@@ -34,6 +34,8 @@ export interface CepstralState {
 export interface CallerVoice {
   /** pocketsphinx: the caller's cepstral-mean normalization (the voice's and the line's average spectrum). */
   cepstralState?: CepstralState;
+  /** The caller's pitch over the turns heard: the sum of the natural logarithms of voiced frames' pitch in Hz, and their count. */
+  pitch?: { logHzSum: number; frames: number };
 }
 
 /** A recognizer that decodes while the caller speaks, so that at the end of a turn only its last moments remain. */

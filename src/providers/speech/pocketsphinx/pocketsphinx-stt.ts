@@ -4,6 +4,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
+import { voicedPitches } from "../pitch.js";
 import type { CallerVoice, CepstralState, RecognitionStream, StreamingSpeechToText } from "../stt.js";
 import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
@@ -76,6 +77,32 @@ class CallerNormalization {
   }
 }
 
+/**
+ * Vocal tract length normalization by pitch: the generic model hears a high voice (a shorter vocal tract: its formants
+ * higher) better with its mel filters' frequencies divided by a warp factor. A caller whose pitch over the turns heard
+ * so far averages at least `HIGH_PITCH_HZ` is heard with `HIGH_PITCH_WARP`, every other caller (and every caller's
+ * first turn) without warp. Both chosen by the speech benchmark (docs/voice.md): its male voices average 93–131 Hz and
+ * lose words when warped, its female voice averages 170 Hz and gains.
+ */
+export const HIGH_PITCH_HZ = 150;
+export const HIGH_PITCH_WARP = 1.25;
+/** Voiced frames (20 ms each) heard before a caller's pitch is trusted. */
+const PITCH_FRAMES = 10;
+
+type Pitch = NonNullable<CallerVoice["pitch"]>;
+
+/** The warp factor for a voice of this pitch. */
+export function warpFor(pitch: Pitch | undefined): number {
+  if (!pitch || pitch.frames < PITCH_FRAMES) return 1;
+  return Math.exp(pitch.logHzSum / pitch.frames) >= HIGH_PITCH_HZ ? HIGH_PITCH_WARP : 1;
+}
+
+/** `pitch` with the voiced frames of `samples` added. */
+export function withPitchOf(samples: Int16Array, pitch: Pitch = { logHzSum: 0, frames: 0 }): Pitch {
+  const heard = voicedPitches(samples);
+  return { logHzSum: heard.reduce((sum, hz) => sum + Math.log(hz), pitch.logHzSum), frames: pitch.frames + heard.length };
+}
+
 /** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
 const ALTERNATIVES = 40;
 const BOOST_PER_WORD = 250;
@@ -120,6 +147,8 @@ function biased(decoder: NativeDecoder, best: string, phrases: string[][]): stri
 
 class PocketsphinxStream implements RecognitionStream {
   private pending: Int16Array[] = [];
+  /** Everything written, for the caller's pitch once the turn is heard. */
+  private readonly spoken: Int16Array[] = [];
   private heard = "";
   private state: "open" | "finished" | "cancelled" = "open";
   private wake: (() => void) | undefined;
@@ -132,6 +161,7 @@ class PocketsphinxStream implements RecognitionStream {
     private readonly phrases: string[][],
     private readonly normalization: () => CallerNormalization | undefined,
     private readonly caller: CallerVoice | undefined,
+    private readonly warps: boolean,
   ) {
     this.result = this.run();
     // A cancelled stream's result is never read; its failure is not an unhandled rejection.
@@ -141,6 +171,7 @@ class PocketsphinxStream implements RecognitionStream {
   write(samples: Int16Array): void {
     if (this.state !== "open" || samples.length === 0) return;
     this.pending.push(samples);
+    if (this.caller && this.warps) this.spoken.push(samples);
     this.wake?.();
   }
 
@@ -164,6 +195,7 @@ class PocketsphinxStream implements RecognitionStream {
     const normalization = this.normalization();
     try {
       normalization?.begin(decoder, this.caller);
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(this.caller?.pitch) : 1);
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
@@ -187,6 +219,9 @@ class PocketsphinxStream implements RecognitionStream {
       const words = await decoding.run(this.standing, () => decoder.end());
       if (this.state === "cancelled") return "";
       normalization?.end(decoder, this.caller);
+      const { caller } = this;
+      // The pitch is measured after the words are handed over: a few milliseconds of the event loop per second heard.
+      if (caller && this.warps) setImmediate(() => (caller.pitch = withPitchOf(concatSamples(...this.spoken), caller.pitch)));
       return biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
@@ -207,9 +242,14 @@ export class PocketsphinxStt implements StreamingSpeechToText {
   private readonly pool: DecoderPool<NativeDecoder>;
   /** Set once the first decoder is loaded and its cepstral mean found readable. */
   private normalization: CallerNormalization | undefined;
+  private readonly warps: boolean;
 
-  /** `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…). */
-  constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}) {
+  /**
+   * `library` names the shared library to load (Debian's by default); `search` adds decoder settings (beams…);
+   * `warps: false` hears every caller without frequency warp (for the speech benchmark's comparison).
+   */
+  constructor(language: string, maxDecoders: number, library?: string, search: DecoderArguments = {}, { warps = true }: { warps?: boolean } = {}) {
+    this.warps = warps;
     const files = modelFiles(language);
     /** Read once, when the first decoder is made. */
     let initialMean: Promise<Float32Array | undefined> | undefined;
@@ -230,7 +270,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
    * is the caller's voice as learnt from the call's turns before, updated when this one ends.
    */
   stream(phrases: readonly string[] = [], caller?: CallerVoice): RecognitionStream {
-    return new PocketsphinxStream(this.pool, phraseWords(phrases), () => this.normalization, caller);
+    return new PocketsphinxStream(this.pool, phraseWords(phrases), () => this.normalization, caller, this.warps);
   }
 
   /** A whole utterance at once, decoded as one (its cepstral mean from itself). */
@@ -239,6 +279,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     try {
       signal?.throwIfAborted();
       this.normalization?.begin(decoder, undefined);
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(withPitchOf(samples)) : 1);
       await decoder.start();
       const words = await decoding.run(
         { urgent: () => true, since: performance.now() },
