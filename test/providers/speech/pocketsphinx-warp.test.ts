@@ -7,8 +7,8 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { decodeWav, toPipelineRate } from "../../../src/providers/speech/audio.js";
 import { Libpocketsphinx, type NativeDecoder } from "../../../src/providers/speech/pocketsphinx/libpocketsphinx.js";
-import { modelFiles, RECOGNITION_SETTINGS } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
-import type { CepstralState } from "../../../src/providers/speech/stt.js";
+import { HIGH_PITCH_WARP, modelFiles, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import type { CallerVoice, CepstralState } from "../../../src/providers/speech/stt.js";
 
 const run = promisify(execFile);
 
@@ -65,5 +65,20 @@ describe("pocketsphinx frequency warp", () => {
     const [own, parleys] = decoders as [NativeDecoder, NativeDecoder];
     parleys.setWarp(1.25);
     assert.notDeepEqual((await heard(parleys, samples, fresh, false)).paths, (await heard(own, samples, fresh, false)).paths);
+  });
+
+  it("a caller's pitch is learnt from the turn heard, and chooses the warp of the caller's next turns", async () => {
+    const stt = new PocketsphinxStt("en-US", 1);
+    try {
+      const caller: CallerVoice = {};
+      const stream = stt.stream([], caller);
+      for (let at = 0; at < samples.length; at += 320) stream.write(samples.subarray(at, at + 320));
+      assert.notEqual(await stream.finish(), "");
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(caller.cepstralState, "the cepstral mean is still learnt");
+      assert.equal(warpFor(caller.pitch), HIGH_PITCH_WARP);
+    } finally {
+      stt.close();
+    }
   });
 });

@@ -224,7 +224,7 @@ export class Libpocketsphinx {
 
   /**
    * A front end like the one a decoder with these settings makes (the model's feat.params over the settings, as
-   * `ps_init` reads them) with the mel filters warped by `warp`. It holds a few kilobytes (filters, FFT tables).
+   * `ps_init` reads them) with the mel filters warped by `warp`. About 40 KB (filters, FFT tables, buffers).
    */
   frontEnd(settings: DecoderArguments, warp: number): unknown {
     const config = this.arguments({ ...settings, "-warp_type": "inverse_linear", "-warp_params": String(warp) });
