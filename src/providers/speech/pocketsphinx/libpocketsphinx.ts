@@ -229,7 +229,9 @@ export class Libpocketsphinx {
   frontEnd(settings: DecoderArguments, warp: number): unknown {
     const config = this.arguments({ ...settings, "-warp_type": "inverse_linear", "-warp_params": String(warp) });
     const hmm = settings["-hmm"];
-    if (hmm) this.parseArgumentFile(config, this.defaultArguments(), `${hmm}/feat.params`, 0);
+    if (hmm && !this.parseArgumentFile(config, this.defaultArguments(), `${hmm}/feat.params`, 0)) {
+      throw new SpeechUnavailableError("stt", `sphinxbase could not read ${hmm}/feat.params`);
+    }
     const frontEnd = this.frontEndInit(config);
     // The front end holds its own reference to the settings.
     this.freeArguments(config);
