@@ -68,9 +68,16 @@ function matches(pattern: string, text: string): boolean {
   return regex.test(text);
 }
 
+const surrogate = /[\ud800-\udfff]/;
+
+/** Characters as pydantic counts them (code points: a surrogate pair is one); an array of them only when it matters. */
+function codePointLength(text: string): number {
+  return surrogate.test(text) ? Array.from(text).length : text.length;
+}
+
 export function validateString(schema: SchemaNode, input: unknown): Outcome {
   if (typeof input !== "string") return fail("string_type", "Input should be a valid string");
-  const length = Array.from(input).length;
+  const length = codePointLength(input);
   const min = numberKeyword(schema, "minLength");
   if (min !== undefined && length < min) {
     return fail("string_too_short", `String should have at least ${min} character${plural(min)}`, { min_length: min });
