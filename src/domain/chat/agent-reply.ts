@@ -60,6 +60,7 @@ export async function generateReply(
       const outputs = provider.respond({
         messages,
         task,
+        streamed: onToken !== undefined,
         ...(signal ? { signal } : {}),
         ...(specs.length > 0 ? { tools: specs, toolChoice: lastChance ? ("none" as const) : ("auto" as const), toolRounds: rounds } : {}),
       });

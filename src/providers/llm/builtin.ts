@@ -46,6 +46,12 @@ function indexFor(knowledge: readonly KnowledgeEntry[]): Bm25Index {
   return index;
 }
 
+/** The last message of `role` before index `before`. */
+function lastOf(messages: readonly PromptMessage[], role: PromptMessage["role"], before = messages.length): PromptMessage | undefined {
+  for (let index = before - 1; index >= 0; index--) if (messages[index]?.role === role) return messages[index];
+  return undefined;
+}
+
 function conversationOf(messages: readonly PromptMessage[]): PromptMessage[] {
   return messages.filter((message) => message.role !== "system");
 }
@@ -66,7 +72,7 @@ export function builtinReply(settings: BuiltinSettings, messages: readonly Promp
   const direct = selfDescription(question.content, settings.knowledge) ?? contextAnswer(question.content, context);
   if (direct) return direct;
   const given = slotsIn(question.content);
-  const previous = conversation.slice(0, lastUser).reverse().find((message) => message.role === "assistant");
+  const previous = lastOf(conversation, "assistant", lastUser);
   const answered = previous ? followUp(slotsAskedBy(previous.content), given) : undefined;
   if (answered) return answered;
   const best = indexFor(settings.knowledge).rank(tokenize(question.content))[0];
@@ -110,6 +116,12 @@ export function builtinText(
   }
 }
 
+/** The text word by word, as a model streams it; in one piece when nothing reads it as it comes. */
+function chunksOf(text: string, request: Pick<LlmRequest, "streamed">): string[] {
+  if (request.streamed !== false) return wordChunks(text);
+  return text === "" ? [] : [text];
+}
+
 /**
  * The embedded default agent: offline, deterministic, and no language model. It answers from the project's
  * knowledge entries and the thread's context, follows up on what it asked, greets, falls back, sends follow-ups and
@@ -125,7 +137,7 @@ export class BuiltinProvider implements LlmProvider {
   ) {}
 
   async *stream(request: LlmRequest): AsyncGenerator<string> {
-    for (const word of wordChunks(builtinText(this.settings, request, this.context))) {
+    for (const word of chunksOf(builtinText(this.settings, request, this.context), request)) {
       if (request.signal?.aborted) throw abortedError();
       yield word;
     }
@@ -138,16 +150,16 @@ export class BuiltinProvider implements LlmProvider {
   async *respond(request: LlmRequest): AsyncGenerator<LlmOutput> {
     if ((request.toolRounds ?? []).length > 0) return;
     const endCall = request.toolChoice === "none" ? undefined : request.tools?.find((tool) => tool.endsCall);
-    const lastUser = request.messages.filter((message) => message.role === "user").at(-1);
+    const lastUser = lastOf(request.messages, "user");
     if (!endCall || !lastUser || !isFarewell(lastUser.content)) {
-      for (const word of wordChunks(builtinText(this.settings, request, this.context))) {
+      for (const word of chunksOf(builtinText(this.settings, request, this.context), request)) {
         if (request.signal?.aborted) throw abortedError();
         yield { type: "text", text: word };
       }
       return;
     }
     const answer = builtinText(this.settings, request, this.context);
-    for (const word of wordChunks(isFarewell(answer) ? answer : FAREWELL)) yield { type: "text", text: word };
+    for (const word of chunksOf(isFarewell(answer) ? answer : FAREWELL, request)) yield { type: "text", text: word };
     yield { type: "tool_calls", calls: [{ id: "builtin_end_call", name: endCall.name, arguments: "{}" }] };
   }
 }

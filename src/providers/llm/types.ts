@@ -69,6 +69,8 @@ export interface LlmRequest {
   toolChoice?: "auto" | "none";
   /** The rounds of this turn so far, after `messages`. */
   toolRounds?: ToolRound[];
+  /** False when nothing reads the text as it comes (a whole reply): a provider that has it at once may yield it in one piece. */
+  streamed?: boolean;
 }
 
 export interface LlmProvider {

@@ -135,6 +135,15 @@ describe("the builtin provider", () => {
     assert.deepEqual(deltas.slice(0, 3), ["We ", "are ", "open "]);
   });
 
+  it("gives the text in one piece when nothing reads it as it comes, and nothing for an empty text", async () => {
+    const provider = new BuiltinProvider(shop);
+    assert.deepEqual(await collect(provider.stream({ task: "reply", messages: [user("When are you open?")], streamed: false })), [answer(0)]);
+    const outputs = [];
+    for await (const output of provider.respond({ task: "reply", messages: [user("When are you open?")], streamed: false })) outputs.push(output);
+    assert.deepEqual(outputs, [{ type: "text", text: answer(0) }]);
+    assert.deepEqual(await collect(new BuiltinProvider({ ...shop, greeting: "" }).stream({ task: "reply", messages: [], streamed: false })), []);
+  });
+
   it("splits text into words that join back exactly, whitespace included", () => {
     for (const text of ["", "   ", "one", "  lead and trail  ", "tabs\tand\n\nnew lines", "emoji 👋🏽 and 日本語"]) {
       const words = wordChunks(text);
