@@ -146,6 +146,8 @@ describe("pydantic's scalar errors", () => {
     assert.deepEqual(issues(Short, ""), at("string_too_short", "String should have at least 1 character", "", { min_length: 1 }));
     assert.deepEqual(issues(Short, "abcd"), at("string_too_long", "String should have at most 3 characters", "abcd", { max_length: 3 }));
     assert.equal(coerced(Short, "😀😀😀"), "😀😀😀");
+    assert.equal(coerced(Short, "\ud83d\ud83da"), "\ud83d\ud83da");
+    assert.deepEqual(issues(Short, "a😀😀😀"), at("string_too_long", "String should have at most 3 characters", "a😀😀😀", { max_length: 3 }));
     assert.deepEqual(issues(Type.String({ minLength: 2 }), "a"), at("string_too_short", "String should have at least 2 characters", "a", { min_length: 2 }));
   });
 
