@@ -58,7 +58,6 @@ function chatService(context: BenchContext, db: Db, seeded: Seeded, invalidation
     invalidations,
     // The bench's projects have no tools: nothing is ever sent or announced.
     { transport: new HttpToolTransport({ allowInternalNetworks: false }), announce: () => Promise.resolve() },
-    invalidations.recentHistories(16 * 1024 * 1024),
   );
 }
 

@@ -101,7 +101,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const renderedPages = invalidations.cache<Buffer>(config.historyCacheMb * 1024 * 1024, (body) => body.length + 512);
   const apiKeys = invalidations.cache<CachedApiKey>(config.credentialCacheKeys, () => 1);
   const turnSetups = invalidations.cache<TurnSetup>(config.chatSetupCacheMb * 1024 * 1024, turnSetupSize);
-  const recentHistories = invalidations.recentHistories(config.chatHistoryGuessMb * 1024 * 1024);
   await invalidations.start();
 
   const organizationsStore = new OrganizationsStore(db);
@@ -125,7 +124,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await voice.events.publish(threadId, "tool.called", payload);
     },
   };
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, tools, recentHistories);
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, tools);
   const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);

@@ -80,11 +80,11 @@ export class TurnsStore implements TurnsRepository {
     this.notifier.notify(threadEventsChannel, `${threadId} ${eventSeq}`);
   }
 
-  /** Stores the reply with its event and bills it; releases the lease when given. Returns the event's seq. */
+  /** Stores the reply with its event and bills it; releases the lease when given. */
   async close(
     turn: { threadId: string; conversationId: number; reply: { id: string; content: string; extras: Record<string, unknown> }; priceUsd: number },
     lease: ThreadLease | null,
-  ): Promise<number> {
+  ): Promise<void> {
     const [row] = await this.db.query<{ event_seq: number; released: boolean }>("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
       turn.threadId,
       turn.conversationId,
@@ -98,6 +98,5 @@ export class TurnsStore implements TurnsRepository {
     lease?.markReleased();
     this.announce(turn.threadId, row.event_seq);
     if (row.released) this.notifier.notify(unlockChannel, turn.threadId);
-    return row.event_seq;
   }
 }

@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import type { Db } from "../shared/database.js";
 import { threadEventsChannel } from "../events/events-repository.js";
 import { TaggedCache } from "./tagged-cache.js";
-import { RecentHistories } from "../chat/recent-histories.js";
 
 /** Channel of the NOTIFYs sent by the cache triggers (store/functions/parley_notify_changed_*.sql): the tag of what changed. */
 export const cacheChannel = "parley_cache";
@@ -44,7 +43,6 @@ interface Waiter {
  */
 export class Invalidations {
   private readonly caches: Pick<TaggedCache<unknown>, "invalidate" | "clear">[] = [];
-  private readonly histories: RecentHistories[] = [];
   private readonly waiters = new Map<string, Set<Waiter>>();
   private started = false;
   private readonly unlisteners: (() => Promise<void>)[] = [];
@@ -68,17 +66,9 @@ export class Invalidations {
     return cache;
   }
 
-  /** The threads' recent histories (see RecentHistories), told of every thread event; `maxSize` 0 turns it off. */
-  recentHistories(maxSize: number): RecentHistories {
-    const histories = new RecentHistories(maxSize, () => this.live);
-    this.histories.push(histories);
-    return histories;
-  }
-
   async start(): Promise<void> {
     this.unwatch = this.db.onListenerState((listening) => {
       for (const cache of this.caches) cache.clear();
-      for (const histories of this.histories) histories.clear();
       if (!listening) this.log.warn("database listener lost: caches bypassed until it is back");
       else if (this.started) this.log.info("database listener back: caches emptied and in use again");
       // A write waiting to hear its notification may never hear it now; with the caches emptied it need not.
@@ -98,12 +88,7 @@ export class Invalidations {
         }
       }),
       // A chat turn's messages are announced there, after their commit, rather than by the triggers (migration 005).
-      await this.db.listen(threadEventsChannel, (payload) => {
-        const separator = payload.lastIndexOf(" ");
-        const threadId = payload.slice(0, separator);
-        this.changed(changeTags.thread(threadId));
-        for (const histories of this.histories) histories.heard(threadId, Number(payload.slice(separator + 1)));
-      }),
+      await this.db.listen(threadEventsChannel, (payload) => this.changed(changeTags.thread(payload.slice(0, payload.lastIndexOf(" "))))),
     );
     this.started = true;
   }
@@ -113,7 +98,6 @@ export class Invalidations {
     this.unwatch?.();
     for (const unlisten of this.unlisteners.splice(0)) await unlisten();
     for (const cache of this.caches) cache.clear();
-    for (const histories of this.histories) histories.clear();
   }
 
   /** Drops what the caches hold under `tag` (and any read of it in progress), on this instance, now. */

@@ -2,10 +2,9 @@ import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
 import type { ConversationsRepository } from "./conversations-repository.js";
 import type { ThreadRecord } from "../threads/threads-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
-import type { OpenedTurn, TurnsRepository } from "./turns-repository.js";
-import { sameHistory, type HistoryMessage, type RecentHistories } from "./recent-histories.js";
+import type { TurnsRepository } from "./turns-repository.js";
 import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
-import { generateReply, type AgentReply } from "./agent-reply.js";
+import { generateReply } from "./agent-reply.js";
 import { uuidv7 } from "../shared/ids.js";
 import type { ProjectConfig } from "../projects/project-config.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
@@ -14,7 +13,7 @@ import { buildPrompt } from "./prompt.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
 import { toolsOf } from "../projects/project-config.js";
-import { ToolRunner, type ToolCallOrigin, type ToolCallRecord } from "../tools/tool-runner.js";
+import { ToolRunner, type ToolCallRecord } from "../tools/tool-runner.js";
 import type { ToolTransport } from "../tools/ports.js";
 
 /** What the agent's tools need from outside the domain: a way to send their requests, and the thread's event log. */
@@ -58,13 +57,6 @@ export interface TurnResult {
   toolCalls: ToolCallRecord[];
 }
 
-/** The first statement read another history than the one the model was asked from early. */
-class StaleGuessError extends Error {
-  constructor() {
-    super("the history guessed for an early model call was not the thread's");
-  }
-}
-
 /**
  * Runs `generate` while `durable` (the commit of the user's message) is pending, holding back its tokens until it is
  * durable: no token reaches `onToken` before then. A commit that fails aborts the generation and is the turn's
@@ -102,9 +94,7 @@ async function generateOnceDurable<T>(
 /**
  * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure; a streamed
  * turn asks the model while that commit flushes, and shows no token before it is durable), the reply is generated
- * from the conversation's history and stored with its usage. A streamed turn whose history this instance can guess
- * (RecentHistories) asks the model as its first statement is sent, and keeps that call only if the statement read the
- * same history; its tokens wait for both the proof and the commit. Turns of one thread are serialized by the
+ * from the conversation's history and stored with its usage. Turns of one thread are serialized by the
  * thread lock, which also spans instances on PostgreSQL; its lease is taken and released by the turn's own two
  * statements, so that nothing but the look-ups and one statement precede the model's first token.
  */
@@ -120,7 +110,6 @@ export class ChatService {
     private readonly setups: TaggedCache<TurnSetup>,
     private readonly invalidations: Invalidations,
     private readonly tools: ChatToolSupport,
-    private readonly histories: RecentHistories,
   ) {}
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
@@ -149,79 +138,37 @@ export class ChatService {
         userMessage,
         historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
       };
-      // Taken on every attempt, so that one after a busy lease (another writer is at work) guesses nothing.
-      const guess = this.histories.take(thread.id, {
-        startNewConversation: request.startNewConversation,
-        userMessage: userMessage ? { role: "user", content: userMessage.content } : null,
-        limit: agent.max_history_messages,
+      // A streamed turn asks the model while the user's message is being flushed (its first token is what the
+      // client waits for); a whole reply is sent after the reply's own commit, so it gains nothing from that.
+      const { conversationId, history, durable } = request.onToken ? await this.turns.openFlushing(opening, lease) : { ...(await this.turns.open(opening, lease)), durable: undefined };
+      const prompt = buildPrompt({
+        systemPrompt: agent.system_prompt,
+        context: thread.context,
+        timezone: thread.timezone,
+        now: new Date(),
+        history,
+        ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
       });
       const replyId = uuidv7();
       const userMessageId = userMessage?.id ?? null;
       const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
       const provider = this.llm(agent, resolved.secrets.agentApiKey, thread.context);
-      // The conversation is known once the first statement's rows are back; no tool runs before (see `ready`).
-      const origin: ToolCallOrigin = { threadId: thread.id, conversationId: 0, messageId: userMessageId, call: null, context: thread.context };
-      const generate =
-        (history: HistoryMessage[], ready: Promise<void> | undefined) => (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
-          generateReply(
-            provider,
-            buildPrompt({
-              systemPrompt: agent.system_prompt,
-              context: thread.context,
-              timezone: thread.timezone,
-              now: new Date(),
-              history,
-              ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
-            }),
-            request.task,
-            onToken,
-            {
-              runner,
-              origin,
-              onToolCall: (record) =>
-                this.tools.announce(thread.id, { conversation_id: origin.conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
-              ...(ready ? { ready } : {}),
-            },
-            signal,
-          );
-      let opened: OpenedTurn;
-      let generated: AgentReply | undefined;
-      if (request.onToken) {
-        // A streamed turn asks the model while the user's message is being flushed (its first token is what the
-        // client waits for); a whole reply is sent after the reply's own commit, so it gains nothing from that.
-        // With a guess of the history, the model is asked as the statement is sent, and what it says is kept only if
-        // the statement read that same history; otherwise it is asked again, as without a guess.
-        const flushing = this.turns.openFlushing(opening, lease);
-        const proven =
-          guess &&
-          flushing.then(({ history, conversationId, durable }) => {
-            if (!sameHistory(history, guess)) throw new StaleGuessError();
-            origin.conversationId = conversationId;
-            return durable;
-          });
-        const early = guess && proven && generateOnceDurable(proven, generate(guess, proven), request.onToken);
-        early?.catch(() => undefined);
-        let flushed: Awaited<typeof flushing>;
-        try {
-          flushed = await flushing;
-        } catch (error) {
-          await early?.catch(() => undefined);
-          throw error;
-        }
-        opened = flushed;
-        origin.conversationId = opened.conversationId;
-        const { durable } = flushed;
-        generated = await early?.catch((error: unknown) => {
-          if (error instanceof StaleGuessError) return undefined;
-          throw error;
-        });
-        generated ??= await generateOnceDurable(durable, generate(opened.history, durable), request.onToken);
-      } else {
-        opened = await this.turns.open(opening, lease);
-        origin.conversationId = opened.conversationId;
-        generated = await generate(opened.history, undefined)(undefined);
-      }
-      const { conversationId } = opened;
+      const generate = (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
+        generateReply(
+          provider,
+          prompt,
+          request.task,
+          onToken,
+          {
+            runner,
+            origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
+            onToolCall: (record) =>
+              this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
+            ...(durable ? { ready: durable } : {}),
+          },
+          signal,
+        );
+      const generated = durable ? await generateOnceDurable(durable, generate, request.onToken) : await generate(request.onToken);
       const reply = {
         id: replyId,
         content: generated.text,
@@ -233,14 +180,7 @@ export class ChatService {
           ...(generated.usage ? { usage: { input_tokens: generated.usage.inputTokens, output_tokens: generated.usage.outputTokens } } : {}),
         },
       };
-      const eventSeq = await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
-      this.histories.remember(thread.id, {
-        history: opened.history,
-        whole: opened.history.length < opening.historyLimit,
-        reply: { role: "assistant", content: generated.text },
-        limit: agent.max_history_messages,
-        eventSeq,
-      });
+      await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
       return { message: generated.text, userMessageId, conversationId, replyMessageId: reply.id, toolCalls: generated.toolCalls };
     });
   }
@@ -270,10 +210,7 @@ export class ChatService {
   private async endActiveConversation(organizationId: string, threadId: string): Promise<number> {
     const thread = await this.threads.find(organizationId, threadId);
     if (!thread) throw new InvalidOperationError("Thread not found");
-    const ended = await this.locks.withLock(thread.id, () => {
-      this.histories.forget(thread.id);
-      return this.conversations.endActive(thread.id);
-    });
+    const ended = await this.locks.withLock(thread.id, () => this.conversations.endActive(thread.id));
     if (ended === null) throw new InvalidOperationError("The thread has no active conversation");
     return ended;
   }
