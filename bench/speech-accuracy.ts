@@ -65,29 +65,39 @@ const recognizers: { name: string; args: string[] }[] = [
 /**
  * Parley's own recognizer, fed as a call feeds it: the search settings of each streaming configuration. A voice is one
  * caller: its sentences are the turns of one call, each starting from the caller's cepstral mean and heard with the
- * frequency warp of the caller's pitch as the turns before left them, unless `forgetsCaller` (every turn from the
- * model's initial mean and unwarped, as without the call's memory); `warps: false` hears every turn unwarped.
+ * frequency warp of the caller's pitch as the turns before left them, unless `firstTurns` (every sentence the first
+ * turn of a new caller, with no mean or pitch of the caller's yet); `warps: false` hears every turn unwarped.
  */
-const streamingRecognizers: { name: string; search: Record<string, string>; phrases: string[]; forgetsCaller?: boolean; warps?: boolean }[] = [
+const streamingRecognizers: { name: string; search: Record<string, string>; phrases: string[]; firstTurns?: boolean; warps?: boolean }[] = [
   { name: "streaming, all passes", search: {}, phrases: [] },
   { name: "streaming, first pass only", search: { "-fwdflat": "no", "-bestpath": "no" }, phrases: [] },
 ];
 /** A project's keywords, as `stt.keywords` would give them: its callers' names and its own words, for every sentence. */
 const KEYWORDS = ["Ada Lovelace", "John Smith", "Mary Johnson", "Doctor Brown", "Miller", "Susan", "appointment", "cleaning", "refund", "opening hours", "parking"];
 streamingRecognizers.push({ name: "streaming, all passes, with keywords", search: {}, phrases: KEYWORDS });
-streamingRecognizers.push({ name: "streaming, all passes, no caller memory", search: {}, phrases: [], forgetsCaller: true });
+streamingRecognizers.push({ name: "streaming, all passes, every sentence a caller's first turn", search: {}, phrases: [], firstTurns: true });
 streamingRecognizers.push({ name: "streaming, all passes, no frequency warp", search: {}, phrases: [], warps: false });
+/**
+ * A subset while iterating: `SPEECH_VOICES` (voice names, comma-separated, e.g. `kal16,slt`) and `SPEECH_CONFIGURATIONS`
+ * (parts of configuration names, e.g. `first turn`; the batch decodes are skipped unless one is named).
+ */
+const chosen = (variable: string) => process.env[variable]?.split(",").map((part) => part.trim()).filter(Boolean);
+const voicesChosen = chosen("SPEECH_VOICES");
+const configurationsChosen = chosen("SPEECH_CONFIGURATIONS");
+const voiceChosen = (voice: Voice) => !voicesChosen || voicesChosen.some((word) => voice.name.split(" ").includes(word));
+const configurationChosen = (name: string) => !configurationsChosen || configurationsChosen.some((part) => name.includes(part));
+
 /** Audio is written in 20 ms frames at four times real time: faster than a call, slow enough for a decoder to keep up. */
 const FRAME_SAMPLES = 320;
 const PACE_MS = 5;
 
 /** Each utterance streamed through one decoder; the words, and how long the words took after the last frame. */
-async function streamed(recognizer: PocketsphinxStt, utterances: Int16Array[], phrases: string[], forgetsCaller: boolean): Promise<{ hypotheses: string[]; finalMs: number[] }> {
+async function streamed(recognizer: PocketsphinxStt, utterances: Int16Array[], phrases: string[], firstTurns: boolean): Promise<{ hypotheses: string[]; finalMs: number[] }> {
   const hypotheses: string[] = [];
   const finalMs: number[] = [];
   const caller: CallerVoice = {};
   for (const samples of utterances) {
-    const stream = recognizer.stream(phrases, forgetsCaller ? {} : caller);
+    const stream = recognizer.stream(phrases, firstTurns ? {} : caller);
     for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
       stream.write(samples.subarray(at, at + FRAME_SAMPLES));
       await new Promise((resolve) => setTimeout(resolve, PACE_MS));
@@ -188,7 +198,7 @@ export const speechAccuracy: Benchmark = {
     else notes.push("speech-accuracy: flite is not installed (apt-get install flite): its voices were not measured");
     if (await available("espeak-ng")) voices.push(espeak);
     notes.push("speech-accuracy: SVOX Pico (@echogarden/svoxpico-wasm) ships its engine but not its voice data, which it fetches at run time: not measurable offline");
-    for (const voice of voices) {
+    for (const voice of voices.filter(voiceChosen)) {
       const folder = await mkdtemp(path.join(tmpdir(), "parley-speech-"));
       try {
         const ids = sentences.map((_, index) => `s${index}`);
@@ -202,11 +212,11 @@ export const speechAccuracy: Benchmark = {
           audioSeconds += await toRaw(wav, path.join(folder, `s${index}.raw`));
         }
         const utterances = await Promise.all(ids.map(async (id) => new Int16Array((await readFile(path.join(folder, `${id}.raw`))).buffer.slice(0))));
-        for (const configuration of streamingRecognizers) {
+        for (const configuration of streamingRecognizers.filter((configuration) => configurationChosen(configuration.name))) {
           const recognizer = new PocketsphinxStt("en-US", 1, undefined, configuration.search, { warps: configuration.warps !== false });
           try {
             await recognizer.warm();
-            const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases, configuration.forgetsCaller === true);
+            const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases, configuration.firstTurns === true);
             const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses[index] ?? "" }));
             const label = `${voice.name} → pocketsphinx ${configuration.name}`;
             const target = configuration.name === "streaming, all passes" ? werTarget(voice) : undefined;
@@ -227,7 +237,7 @@ export const speechAccuracy: Benchmark = {
         synthesis.sort((a, b) => a - b);
         const synthesisMedian = synthesis[Math.floor(synthesis.length / 2)]!;
         rows.push(row({ benchmark: "speech-accuracy", db: "-", name: `${voice.name}: synthesis per sentence, p50 (program start included)`, figure: synthesisMedian, unit: "ms" }));
-        for (const recognizer of recognizers) {
+        for (const recognizer of recognizers.filter((recognizer) => configurationChosen(recognizer.name))) {
           const { hypotheses, seconds } = await decode(folder, new Map(ids.map((id, index) => [id, utterances[index]!])), recognizer.args);
           const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses.get(`s${index}`) ?? "" }));
           const rate = wordErrorRate(pairs) * 100;
