@@ -111,29 +111,25 @@ export function withPitchOf(samples: Int16Array, pitch: Pitch = { logHzSum: 0, f
  */
 const FIRST_TURN_RESTARTS = [8_000, 24_000];
 
+/** Audio fed again after a start over goes in pieces of a quarter second, so that other callers' ends of turns go between. */
+const REPLAY_PIECE = 4_000;
+
 /** A first turn's audio, kept until the decode's last start over. */
 class FirstTurn {
   private audio: Int16Array[] = [];
   private samples = 0;
   private readonly restarts = [...FIRST_TURN_RESTARTS];
 
-  constructor(private readonly decoder: NativeDecoder) {}
-
-  /** After `chunk` was fed: starts the decode over once the audio reaches the next length (one native call at a time). */
-  async heard(chunk: Int16Array): Promise<void> {
-    if (this.restarts.length === 0) return;
+  /** Counts `chunk` in; the turn's audio so far when the decode is to start over now. */
+  heard(chunk: Int16Array): Int16Array | undefined {
+    if (this.restarts.length === 0) return undefined;
     this.audio.push(chunk);
     this.samples += chunk.length;
-    if (this.samples < this.restarts[0]!) return;
+    if (this.samples < this.restarts[0]!) return undefined;
     while (this.restarts.length > 0 && this.samples >= this.restarts[0]!) this.restarts.shift();
-    // The end set the mean from the frames heard; nothing is counted yet for the audio fed again.
-    await this.decoder.end();
-    const state = this.decoder.cepstralState();
-    if (state) this.decoder.setCepstralState({ mean: state.mean, sum: new Float32Array(state.sum.length), frames: 0 });
-    await this.decoder.start();
     const all = concatSamples(...this.audio);
     this.audio = this.restarts.length > 0 ? [all] : [];
-    await this.decoder.feed(all);
+    return all;
   }
 }
 
@@ -228,13 +224,14 @@ class PocketsphinxStream implements RecognitionStream {
     const decoder = await this.pool.acquire();
     const normalization = this.normalization();
     // Only where the normalizer's state reads as expected: the start over sets it.
-    const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn(decoder) : undefined;
+    const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn() : undefined;
     try {
       normalization?.begin(decoder, this.caller);
       if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(this.caller?.pitch) : 1);
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
+          let again: Int16Array | undefined;
           await decoding.run(
             this.standing,
             async () => {
@@ -242,9 +239,10 @@ class PocketsphinxStream implements RecognitionStream {
               const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
               this.pending = [];
               await decoder.feed(chunk);
-              if (firstTurn) await firstTurn.heard(chunk);
+              again = firstTurn?.heard(chunk);
             },
           );
+          if (again) await this.startOver(decoder, again);
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
           this.heard = decoder.hypothesis();
           continue;
@@ -262,6 +260,20 @@ class PocketsphinxStream implements RecognitionStream {
       return biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
+    }
+  }
+
+  /** Starts the utterance over from the mean of `audio` (what it heard so far), which is fed again. */
+  private async startOver(decoder: NativeDecoder, audio: Int16Array): Promise<void> {
+    await decoding.run(this.standing, async () => {
+      // The end set the mean from the frames heard; nothing is counted yet for the audio fed again.
+      await decoder.end();
+      const state = decoder.cepstralState();
+      if (state) decoder.setCepstralState({ mean: state.mean, sum: new Float32Array(state.sum.length), frames: 0 });
+      await decoder.start();
+    });
+    for (let at = 0; at < audio.length && this.state !== "cancelled"; at += REPLAY_PIECE) {
+      await decoding.run(this.standing, () => decoder.feed(audio.subarray(at, at + REPLAY_PIECE)));
     }
   }
 }
