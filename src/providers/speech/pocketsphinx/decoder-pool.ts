@@ -136,6 +136,11 @@ export class DecodingSlots {
 
   constructor(private readonly slots: number) {}
 
+  /** Whether a slot is free now: no work waits. */
+  get free(): boolean {
+    return this.running < this.slots;
+  }
+
   /** Runs `work` in a slot; `urgent` is asked when a slot frees, so a waiting stream that has since ended goes first. */
   async run<T>(standing: Standing, work: () => Promise<T>): Promise<T> {
     if (this.running < this.slots) this.running++;

@@ -107,7 +107,8 @@ export function withPitchOf(samples: Int16Array, pitch: Pitch = { logHzSum: 0, f
  * A caller's first turn has no mean of the caller's to start from, and from the model's initial one it is heard with
  * about twice the errors of a later turn. Its decode therefore starts over from the mean of the audio heard so far,
  * fed again, when that audio reaches each of these lengths (samples at 16 kHz: 0.5 s, then 1.5 s): while the caller
- * still speaks, so the end of the turn waits for no second decode (figures in docs/voice.md).
+ * still speaks, so the end of the turn waits for no second decode. A start over is skipped when no decoding slot is
+ * free: the cores it would take are then other callers' (figures in docs/voice.md).
  */
 const FIRST_TURN_RESTARTS = [8_000, 24_000];
 
@@ -242,7 +243,8 @@ class PocketsphinxStream implements RecognitionStream {
               again = firstTurn?.heard(chunk);
             },
           );
-          if (again) await this.startOver(decoder, again);
+          // Starting over costs a core a few hundred milliseconds: not when callers already wait for the cores.
+          if (again && decoding.free) await this.startOver(decoder, again);
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
           this.heard = decoder.hypothesis();
           continue;
