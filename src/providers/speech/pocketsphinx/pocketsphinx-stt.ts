@@ -243,7 +243,7 @@ class PocketsphinxStream implements RecognitionStream {
               again = firstTurn?.heard(chunk);
             },
           );
-          // Starting over costs a core a few hundred milliseconds: not when callers already wait for the cores.
+          // Starting over decodes the turn so far again: not when other callers already wait for the cores.
           if (again && decoding.free) await this.startOver(decoder, again);
           // Read between native calls: the decoder is not safe to read while it searches on another thread.
           this.heard = decoder.hypothesis();
