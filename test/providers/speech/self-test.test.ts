@@ -44,7 +44,9 @@ describe("speech self-test", () => {
 /**
  * A caller's first turn has no mean of the caller's from earlier turns: the same ten sentences, each the first turn of
  * a new caller, were heard at 15.5% (nine words) from the model's initial mean, and at 5.2% (three words) since the
- * decode starts over from the caller's own mean while the caller speaks; the bound allows five.
+ * decode starts over from the caller's own mean while the caller speaks; the bound allows five. A high voice (flite's
+ * `slt`) has no pitch of the caller's either: its start over chooses the warp from the audio heard so far (without,
+ * its first turns are heard unwarped, at 12.2% in the speech benchmark).
  */
 const MAX_FIRST_TURN_ERROR_RATE = 0.1;
 
@@ -52,26 +54,28 @@ describe("a caller's first turn", () => {
   const engines = new SpeechEngines({ sttWorkers: 1, ttsWorkers: 1 });
   after(() => engines.close());
 
-  it(`the self-test's sentences, each the first turn of a new caller, are heard with a word error rate of at most ${(MAX_FIRST_TURN_ERROR_RATE * 100).toFixed(0)}%`, async () => {
-    const { speech } = withDefaults({});
-    const { sentences } = JSON.parse(await readFile(new URL("../../../bench/speech/sentences.json", import.meta.url), "utf8")) as { sentences: { text: string }[] };
-    const tts = engines.tts(speech.tts, {});
-    const stt = engines.stt(speech.stt, {});
-    assert.ok(isStreaming(stt), "the default recognizer streams");
-    const pairs: { reference: string; hypothesis: string }[] = [];
-    for (const { text } of sentences.filter((_, index) => index % 6 === 1)) {
-      const audio = concatSamples(silence(200), toPipelineRate(await tts.synthesize(text)), silence(300));
-      const stream = stt.stream([], {});
-      // Paced as a call is (four times faster), so that the decode starts over while the caller still speaks.
-      for (let at = 0; at < audio.length; at += 320) {
-        stream.write(audio.subarray(at, at + 320));
-        await new Promise((resolve) => setTimeout(resolve, 5));
+  for (const voice of ["kal16", "slt"] as const) {
+    it(`the self-test's sentences spoken by flite ${voice}, each the first turn of a new caller, are heard with a word error rate of at most ${(MAX_FIRST_TURN_ERROR_RATE * 100).toFixed(0)}%`, async () => {
+      const { speech } = withDefaults({});
+      const { sentences } = JSON.parse(await readFile(new URL("../../../bench/speech/sentences.json", import.meta.url), "utf8")) as { sentences: { text: string }[] };
+      const tts = engines.tts({ ...speech.tts, provider: "flite", voice }, {});
+      const stt = engines.stt(speech.stt, {});
+      assert.ok(isStreaming(stt), "the default recognizer streams");
+      const pairs: { reference: string; hypothesis: string }[] = [];
+      for (const { text } of sentences.filter((_, index) => index % 6 === 1)) {
+        const audio = concatSamples(silence(200), toPipelineRate(await tts.synthesize(text)), silence(300));
+        const stream = stt.stream([], {});
+        // Paced as a call is (four times faster), so that the decode starts over while the caller still speaks.
+        for (let at = 0; at < audio.length; at += 320) {
+          stream.write(audio.subarray(at, at + 320));
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        pairs.push({ reference: text, hypothesis: await stream.finish() });
       }
-      pairs.push({ reference: text, hypothesis: await stream.finish() });
-    }
-    const rate = wordErrorRate(pairs);
-    assert.ok(rate <= MAX_FIRST_TURN_ERROR_RATE, `word error rate ${(rate * 100).toFixed(1)}% over ${pairs.length} first turns: ${JSON.stringify(pairs.filter((pair) => pair.reference !== pair.hypothesis))}`);
-  });
+      const rate = wordErrorRate(pairs);
+      assert.ok(rate <= MAX_FIRST_TURN_ERROR_RATE, `word error rate ${(rate * 100).toFixed(1)}% over ${pairs.length} first turns: ${JSON.stringify(pairs.filter((pair) => pair.reference !== pair.hypothesis))}`);
+    });
+  }
 });
 
 describe("offline engines side by side", () => {

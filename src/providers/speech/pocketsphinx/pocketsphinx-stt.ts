@@ -272,6 +272,8 @@ class PocketsphinxStream implements RecognitionStream {
       await decoder.end();
       const state = decoder.cepstralState();
       if (state) decoder.setCepstralState({ mean: state.mean, sum: new Float32Array(state.sum.length), frames: 0 });
+      // A first turn's caller has no pitch yet: the audio heard so far chooses the warp of the rest of the turn.
+      if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpFor(withPitchOf(audio)));
       await decoder.start();
     });
     for (let at = 0; at < audio.length && this.state !== "cancelled"; at += REPLAY_PIECE) {
