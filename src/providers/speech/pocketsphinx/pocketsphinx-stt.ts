@@ -80,9 +80,10 @@ class CallerNormalization {
 /**
  * Vocal tract length normalization by pitch: the generic model hears a high voice (a shorter vocal tract: its formants
  * higher) better with its mel filters' frequencies divided by a warp factor. A caller whose pitch over the turns heard
- * so far averages at least `HIGH_PITCH_HZ` is heard with `HIGH_PITCH_WARP`, every other caller (and every caller's
- * first turn) without warp. Both chosen by the speech benchmark (docs/voice.md): its male voices average 93–131 Hz and
- * lose words when warped, its female voice averages 170 Hz and gains.
+ * so far averages at least `HIGH_PITCH_HZ` is heard with `HIGH_PITCH_WARP`, every other caller without warp; a first
+ * turn, with no pitch of the caller's yet, takes the warp of its own audio when its decode starts over. Both chosen by
+ * the speech benchmark (docs/voice.md): its male voices average 93–131 Hz and lose words when warped, its female voice
+ * averages 170 Hz and gains.
  */
 export const HIGH_PITCH_HZ = 150;
 export const HIGH_PITCH_WARP = 1.25;
