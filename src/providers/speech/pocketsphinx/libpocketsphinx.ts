@@ -230,6 +230,7 @@ export class Libpocketsphinx {
     const config = this.arguments({ ...settings, "-warp_type": "inverse_linear", "-warp_params": String(warp) });
     const hmm = settings["-hmm"];
     if (hmm && !this.parseArgumentFile(config, this.defaultArguments(), `${hmm}/feat.params`, 0)) {
+      this.freeArguments(config);
       throw new SpeechUnavailableError("stt", `sphinxbase could not read ${hmm}/feat.params`);
     }
     const frontEnd = this.frontEndInit(config);
