@@ -19,13 +19,15 @@ const result = spawnSync(
   { stdio: "inherit" },
 );
 if (result.signal) process.stderr.write(`the test process was ended by ${result.signal}\n`);
-let failed = 0;
-try {
-  const counts = [...readFileSync(tapReport, "utf8").matchAll(/^# fail (\d+)$/gm)];
-  failed = Number(counts.at(-1)?.[1] ?? 0);
-} catch {
-  failed = 0;
+/** The report's last failure count; none when the process ended before writing one (its exit status then decides). */
+function failedCount() {
+  try {
+    return Number([...readFileSync(tapReport, "utf8").matchAll(/^# fail (\d+)$/gm)].at(-1)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
+const failed = failedCount();
 rmSync(reportDir, { recursive: true, force: true });
 if (failed > 0 && result.status === 0) process.stderr.write(`${failed} test(s) failed although the test process exited with status 0\n`);
 process.exit(failed > 0 ? 1 : (result.status ?? 1));
