@@ -22,7 +22,7 @@ const chatConcurrency = 32;
 export async function chatAgainstDirect(context: BenchContext, kind: DbKind, timing: Timing, connections: number) {
   const seeded = await seed(context, kind, connections);
   const target = await openDirect(context, seeded);
-  const shape = { lease: kind === "postgres" };
+  const shape = { lease: kind === "postgres", notifyStatement: kind === "postgres" };
   const diff = await checkBaseline(seeded.appTurn, target, seeded.traceThread, shape);
 
   const parley = await context.parley(kind);

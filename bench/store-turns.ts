@@ -90,7 +90,7 @@ function turnOf(ids: TurnIds): TurnRequest {
 
 async function measure(context: BenchContext, kind: DbKind) {
   const timing = context.timing;
-  const shape = { lease: kind === "postgres" };
+  const shape = { lease: kind === "postgres", notifyStatement: kind === "postgres" };
   const ours = await seed(context, kind, concurrency);
   const db = await openParleyDb(context, ours);
   const storeTurn: string[] = [];

@@ -18,6 +18,8 @@ export interface SqlTarget extends SqlRunner {
 export interface TurnShape {
   /** The thread lease Parley takes on PostgreSQL within the turn's statements (PGlite's lock is in-process). */
   lease: boolean;
+  /** Parley announces the turn's events with a statement on PostgreSQL; PGlite's listeners, all in Parley's process, are told without one. */
+  notifyStatement: boolean;
 }
 
 export interface TurnIds {
@@ -91,6 +93,7 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     "0.002",
     lease[0],
   ]);
+  if (!shape.notifyStatement) return;
   await notify(target, [
     ["parley_thread_events", `${ids.threadId} ${String(opened?.event_seq)}`],
     ["parley_thread_events", `${ids.threadId} ${String(closed?.event_seq)}`],

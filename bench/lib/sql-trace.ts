@@ -2,7 +2,8 @@
  * Keeps the chat baselines honest: records the statements of one real chat turn through the app and those of
  * `directTurn`, and reports any statement issued by one and not the other.
  */
-import type { Db, Queryable } from "../../src/domain/shared/database.js";
+import type { Db, Notification, Queryable } from "../../src/domain/shared/database.js";
+import { notifyStatement } from "../../src/store/postgres-db.js";
 import { directTurn, type SqlTarget, type TurnIds, type TurnShape } from "./chat-sql.js";
 import { builtinAnswer, chatQuestion } from "./context.js";
 
@@ -29,6 +30,10 @@ export function traced(db: Db, log: string[]): Db {
       const result = await db.transaction((tx) => work(recording(tx, log)));
       log.push("COMMIT");
       return result;
+    },
+    notify: (notifications: readonly Notification[]) => {
+      if (db.kind === "postgres") log.push(normalize(notifyStatement));
+      return db.notify(notifications);
     },
     queryCommittingLater: <Row>(sql: string, params: readonly unknown[]) => {
       log.push("BEGIN", normalize(sql), "COMMIT");

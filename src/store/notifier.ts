@@ -1,9 +1,7 @@
-import type { Queryable } from "../domain/shared/database.js";
+import type { Db, Notification } from "../domain/shared/database.js";
 
 /**
- * Sends NOTIFYs after the commits they announce, from a transaction of their own. A transaction that notifies holds
- * a database-wide lock until its commit is on disk, so durable writes that notified themselves committed one at a
- * time; these notifications commit without waiting for the disk. One statement is in flight at a time: what is
+ * Sends notifications after the commits they announce (`Db.notify`). One send is in flight at a time: what is
  * notified while it runs goes out in the next, so that under load one statement announces many turns, and an idle
  * notification goes out at once. An instance that dies between a commit and its notification leaves the receivers
  * to their safety nets (see docs/architecture.md, "Notifications").
@@ -13,7 +11,7 @@ export class Notifier {
   private scheduled = false;
   private sending: Promise<void> | undefined;
 
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Pick<Db, "notify">) {}
 
   notify(channel: string, payload: string): void {
     let payloads = this.pending.get(channel);
@@ -41,21 +39,11 @@ export class Notifier {
   private flush(): void {
     this.scheduled = false;
     if (this.sending || this.pending.size === 0) return;
-    const channels: string[] = [];
-    const payloads: string[] = [];
-    for (const [channel, set] of this.pending) {
-      for (const payload of set) {
-        channels.push(channel);
-        payloads.push(payload);
-      }
-    }
+    const notifications: Notification[] = [];
+    for (const [channel, payloads] of this.pending) for (const payload of payloads) notifications.push({ channel, payload });
     this.pending = new Map();
     this.sending = this.db
-      .query(
-        `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
-         SELECT pg_notify(n.channel, n.payload) FROM no_flush, unnest($1::text[], $2::text[]) AS n(channel, payload)`,
-        [channels, payloads],
-      )
+      .notify(notifications)
       .then(
         () => undefined,
         () => undefined,

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
-import type { Db, NotificationHandler, Queryable, Transaction } from "../domain/shared/database.js";
+import type { Db, Notification, NotificationHandler, Queryable, Transaction } from "../domain/shared/database.js";
 
 /**
  * PostgreSQL's memory settings for the embedded database, in place of the ones PGlite 0.3 starts it with. PGlite
@@ -53,6 +53,11 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     return result.rows;
   };
   const self: Queryable = { query: (sql, params) => run(pg, sql, params) };
+  /** This process's listeners by channel, the only ones the folder has: what `notify` delivers to. */
+  const listeners = new Map<string, Set<NotificationHandler>>();
+  const deliver = (notifications: readonly Notification[]): void => {
+    for (const { channel, payload } of notifications) for (const handler of listeners.get(channel) ?? []) handler(payload);
+  };
   const transaction = <T>(work: (tx: Transaction) => Promise<T>): Promise<T> =>
     pg.transaction((tx) =>
       work({
@@ -67,8 +72,26 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
     queryCommittingLater: async (sql, params) => ({ rows: await self.query(sql, params), committed: Promise.resolve() }),
     exec: async (script) => void (await pg.exec(script)),
     async listen(channel: string, handler: NotificationHandler) {
-      return pg.listen(channel, handler);
+      // Both ways in: NOTIFYs of statements (triggers, functions) through PGlite, announcements through `notify`.
+      const unlisten = await pg.listen(channel, handler);
+      let handlers = listeners.get(channel);
+      if (!handlers) {
+        handlers = new Set();
+        listeners.set(channel, handlers);
+      }
+      handlers.add(handler);
+      return async () => {
+        handlers.delete(handler);
+        await unlisten();
+      };
     },
+    notify: (notifications) =>
+      new Promise((resolve) =>
+        setImmediate(() => {
+          deliver(notifications);
+          resolve();
+        }),
+      ),
     // PGlite delivers notifications inside this process: there is no connection to lose.
     listening: true,
     onListenerState: () => () => undefined,

@@ -253,6 +253,13 @@ function preparedStatementNames(): (sql: string) => string | undefined {
 /** A checked-out client whose connection drops emits "error": its statement fails with it, and the process goes on. */
 function ignoreClientError(): void {}
 
+/**
+ * Notifications from a transaction of their own, after the commits they announce. A transaction that notifies holds
+ * a database-wide lock until its commit is on disk; this one commits without waiting for the disk.
+ */
+export const notifyStatement = `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
+         SELECT pg_notify(n.channel, n.payload) FROM no_flush, unnest($1::text[], $2::text[]) AS n(channel, payload)`;
+
 /** A real PostgreSQL through a connection pool: how Parley scales to several instances. */
 export function openPostgres(connectionString: string, poolSize: number): Db {
   // Parley's queries are short keyset lookups; JIT compilation (PostgreSQL's default above a cost threshold that a
@@ -349,6 +356,9 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   return {
     kind: "postgres",
     query: runPooled,
+    notify: async (notifications) => {
+      await runPooled(notifyStatement, [notifications.map((n) => n.channel), notifications.map((n) => n.payload)]);
+    },
     // A query without parameters goes by the simple protocol, which takes several statements on one connection.
     exec: async (script) => void (await pool.query(script)),
     transaction,

@@ -49,6 +49,7 @@ export function controlledListener(inner: Db, { innerSession = false } = {}): Co
     transaction: (work) => inner.transaction(work),
     queryCommittingLater: (sql, params) => inner.queryCommittingLater(sql, params),
     exec: (script) => inner.exec(script),
+    notify: (notifications) => inner.notify(notifications),
     listen: (channel, handler) =>
       inner.listen(channel, (payload) => {
         if (!connected) return;

@@ -10,6 +10,11 @@ export interface Transaction extends Queryable {
 
 export type NotificationHandler = (payload: string) => void;
 
+export interface Notification {
+  channel: string;
+  payload: string;
+}
+
 /** `false` when the listener connection dropped (notifications may be lost from then on), `true` once it listens again. */
 export type ListenerStateHandler = (listening: boolean) => void;
 
@@ -26,6 +31,12 @@ export interface Db extends Queryable {
   /** Runs a script of several statements (its own BEGIN and COMMIT included) as the server's simple protocol does. */
   exec(script: string): Promise<void>;
   listen(channel: string, handler: NotificationHandler): Promise<() => Promise<void>>;
+  /**
+   * Announces commits already made, as NOTIFYs would: on PostgreSQL one statement in a transaction of its own whose
+   * commit does not wait for the disk; on PGlite, whose listeners are all in this process, straight to them, without
+   * a statement (one would hold the event loop for milliseconds). Delivery is never synchronous with the call.
+   */
+  notify(notifications: readonly Notification[]): Promise<void>;
   /** Whether notifications are being received now. Anything derived from them must not be trusted while false. */
   readonly listening: boolean;
   /**
