@@ -10,7 +10,7 @@ const SPHINXBASE = "libsphinxbase.so.3";
 export type DecoderArguments = Record<string, string>;
 
 /** Cepstral coefficients per frame in the generic model (`-ceplen`): the length of a cepstral mean. */
-const CEPSTRUM_LENGTH = 13;
+export const CEPSTRUM_LENGTH = 13;
 /**
  * Where sphinxbase 5prealpha's `feat_t` holds its `cmn_t *cmn_struct`, and the fields of `cmn_t` (`cmn_mean`,
  * `cmn_var`, `sum`, `nframe`, `veclen`), on a 64-bit build: the library has no accessor for the running sum and count.
@@ -31,6 +31,12 @@ const DECODER_ACMOD_OFFSET = 16;
 const ACMOD_FE_OFFSET = 24;
 const ACMOD_FEAT_OFFSET = 32;
 
+/** Cepstra made by a front end: sphinxbase's `mfcc_t **` block and its number of frames. */
+export interface CepstralBlock {
+  pointer: unknown;
+  frames: number;
+}
+
 /**
  * One native pocketsphinx decoder (`ps_decoder_t`), fed audio as it arrives. Not safe for two callers at once: the
  * pool hands each one to a single utterance at a time, and every call below is awaited before the next.
@@ -39,6 +45,8 @@ export class NativeDecoder {
   /** The front end the decoder was made with, and those made by `setWarp`, by warp. */
   private readonly ownFrontEnd: unknown;
   private readonly frontEnds = new Map<number, unknown>();
+  /** The front end the decoder holds now. */
+  private held: unknown;
 
   constructor(
     private readonly library: Libpocketsphinx,
@@ -46,6 +54,7 @@ export class NativeDecoder {
     private readonly settings: DecoderArguments,
   ) {
     this.ownFrontEnd = library.frontEndOf(handle);
+    this.held = this.ownFrontEnd;
   }
 
   /** Whether `setWarp` can be used: this build's layout is the one expected. */
@@ -69,6 +78,7 @@ export class NativeDecoder {
   }
 
   private holdFrontEnd(frontEnd: unknown): void {
+    this.held = frontEnd;
     this.library.koffi.encode(this.library.koffi.decode(this.handle, DECODER_ACMOD_OFFSET, "void *"), ACMOD_FE_OFFSET, "void *", frontEnd);
   }
 
@@ -82,6 +92,41 @@ export class NativeDecoder {
    */
   feed(samples: Int16Array, wholeUtterance = false): Promise<number> {
     return onThreadPool<number>(this.library.processRaw, this.handle, samples, samples.length, 0, wholeUtterance ? 1 : 0);
+  }
+
+  /**
+   * Like `feed`, but the cepstra that the decoder's front end makes of the samples pass through `map` (frames × 13
+   * coefficients, changed in place) before they are searched (`ps_process_cep`). The front end is the one the decoder
+   * holds, so that the utterance's last partial frame, which `ps_end_utt` takes from it, continues the same audio;
+   * that one frame is searched unmapped. Only when `warpable`.
+   */
+  async feedMapped(samples: Int16Array, map: (cepstra: Float32Array) => void, wholeUtterance = false): Promise<number> {
+    if (this.held === undefined) throw new Error("this pocketsphinx build's front end cannot be reached");
+    const block = await this.library.cepstra(this.held, samples);
+    try {
+      if (block.frames === 0) return 0;
+      const values = this.library.readBlock(block);
+      map(values);
+      this.library.writeBlock(block, values);
+      return await onThreadPool<number>(this.library.processCepstra, this.handle, block.pointer, block.frames, 0, wholeUtterance ? 1 : 0);
+    } finally {
+      this.library.freeBlock(block.pointer);
+    }
+  }
+
+  /**
+   * The mean of the cepstra that the decoder's front end makes of `samples` (the frames its speech detection keeps),
+   * each passed through `map`: a cepstral mean for the next utterance. Only between utterances, and when `warpable`.
+   */
+  async meanOf(samples: Int16Array, map: (cepstra: Float32Array) => void): Promise<Float32Array | undefined> {
+    if (this.held === undefined) throw new Error("this pocketsphinx build's front end cannot be reached");
+    const cepstra = await this.library.utteranceCepstra(this.held, samples);
+    const frames = cepstra.length / CEPSTRUM_LENGTH;
+    if (frames === 0) return undefined;
+    map(cepstra);
+    const mean = new Float32Array(CEPSTRUM_LENGTH);
+    for (let at = 0; at < cepstra.length; at++) mean[at % CEPSTRUM_LENGTH]! += cepstra[at]! / frames;
+    return mean;
   }
 
   /** The best hypothesis so far, during an utterance or after its end ("" when nothing was heard). */
@@ -160,6 +205,11 @@ export class Libpocketsphinx {
   readonly nbestFree: NativeFunction;
   readonly featureExtractor: NativeFunction;
   readonly freeFrontEnd: NativeFunction;
+  readonly processCepstra: NativeFunction;
+  readonly frontEndStart: NativeFunction;
+  readonly frontEndProcess: NativeFunction;
+  readonly frontEndEnd: NativeFunction;
+  readonly freeBlock: NativeFunction;
   private readonly frontEndInit: NativeFunction;
   private readonly decoderFrontEnd: NativeFunction;
   private readonly parseArgumentFile: NativeFunction;
@@ -190,6 +240,11 @@ export class Libpocketsphinx {
     this.decoderFrontEnd = pocketsphinx.func("void *ps_get_fe(void *ps)");
     this.frontEndInit = sphinxbase.func("void *fe_init_auto_r(void *config)");
     this.freeFrontEnd = sphinxbase.func("int fe_free(void *fe)");
+    this.processCepstra = pocketsphinx.func("int ps_process_cep(void *ps, void *data, int n_frames, int no_search, int full_utt)");
+    this.frontEndStart = sphinxbase.func("int fe_start_utt(void *fe)");
+    this.frontEndProcess = sphinxbase.func("int fe_process_utt(void *fe, const int16_t *spch, size_t nsamps, _Out_ void **cep_block, _Out_ int *nframes)");
+    this.frontEndEnd = sphinxbase.func("int fe_end_utt(void *fe, float *cepvector, _Out_ int *nframes)");
+    this.freeBlock = sphinxbase.func("void ckd_free_2d(void *block)");
     this.parseArgumentFile = sphinxbase.func("void *cmd_ln_parse_file_r(void *inout, void *defn, const char *filename, int strict)");
     this.freeArguments = sphinxbase.func("int cmd_ln_free_r(void *config)");
     // pocketsphinx logs to one process-wide FILE; a decoder's `-logfn` closes and reopens it, under the feet of
@@ -238,6 +293,42 @@ export class Libpocketsphinx {
     this.freeArguments(config);
     if (!frontEnd) throw new SpeechUnavailableError("stt", `sphinxbase refused a front end warped by ${warp}`);
     return frontEnd;
+  }
+
+  /**
+   * The cepstra of `samples` through `frontEnd`, continuing its utterance (the samples short of a frame wait in it for
+   * the next call): a block sphinxbase allocated, `frames` rows of 13 coefficients, to be given to `freeBlock`.
+   */
+  async cepstra(frontEnd: unknown, samples: Int16Array): Promise<CepstralBlock> {
+    const block: unknown[] = [null];
+    const frames = [0];
+    await onThreadPool<number>(this.frontEndProcess, frontEnd, samples, samples.length, block, frames);
+    return { pointer: block[0], frames: frames[0]! };
+  }
+
+  /** A block's coefficients, frame after frame (sphinxbase allocates its rows in one piece). */
+  readBlock(block: CepstralBlock): Float32Array {
+    return Float32Array.from(this.koffi.decode(this.koffi.decode(block.pointer, 0, "void *"), 0, this.koffi.array("float", block.frames * CEPSTRUM_LENGTH)) as ArrayLike<number>);
+  }
+
+  writeBlock(block: CepstralBlock, values: Float32Array): void {
+    this.koffi.encode(this.koffi.decode(block.pointer, 0, "void *"), 0, this.koffi.array("float", block.frames * CEPSTRUM_LENGTH), Array.from(values));
+  }
+
+  /** The cepstra of a whole utterance through `frontEnd`, its last partial frame included, frame after frame. */
+  async utteranceCepstra(frontEnd: unknown, samples: Int16Array): Promise<Float32Array> {
+    this.frontEndStart(frontEnd);
+    const block = await this.cepstra(frontEnd, samples);
+    const values = block.frames > 0 ? this.readBlock(block) : new Float32Array(0);
+    this.freeBlock(block.pointer);
+    const last = new Float32Array(CEPSTRUM_LENGTH);
+    const ended = [0];
+    this.frontEndEnd(frontEnd, last, ended);
+    if (ended[0] === 0) return values;
+    const all = new Float32Array(values.length + CEPSTRUM_LENGTH);
+    all.set(values);
+    all.set(last, values.length);
+    return all;
   }
 
   /** The front end a decoder holds, or undefined when this build's layout is not the one expected. */
