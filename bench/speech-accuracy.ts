@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { narrowbandChannel, withBandOf } from "../src/providers/speech/pocketsphinx/narrowband.js";
+import { mappedCepstra, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import type { CallerVoice } from "../src/providers/speech/stt.js";
 import { wordErrorRate } from "../test/support/word-error-rate.js";
 import type { Benchmark } from "./lib/benchmark.js";
@@ -143,20 +144,32 @@ function settingsWith(args: string[]): string[] {
   return [...Object.entries(RECOGNITION_SETTINGS).filter(([name]) => !overridden.has(name)).flat(), ...args];
 }
 
+/** Writes cepstra as a Sphinx feature file: the number of values, then the values (32-bit, this machine's order). */
+async function writeFeatures(file: string, cepstra: Float32Array): Promise<void> {
+  const bytes = Buffer.alloc(4 + cepstra.byteLength);
+  bytes.writeInt32LE(cepstra.length, 0);
+  Buffer.from(cepstra.buffer, cepstra.byteOffset, cepstra.byteLength).copy(bytes, 4);
+  await writeFile(file, bytes);
+}
+
 /**
- * Decodes the files of the folder in one batch per frequency warp, each utterance at the warp Parley's recognizer
- * chooses for it from its own pitch when given it whole; the hypotheses by utterance id, and the decodes' wall time.
+ * Decodes the files of the folder in one batch per frequency warp, each utterance as Parley's recognizer hears it when
+ * given it whole: at the warp its own pitch chooses, or, when its own band shows it narrowband, as the mapped cepstra
+ * Parley feeds the decoder then (written as feature files); the hypotheses by utterance id, and the decodes' wall time.
  */
 async function decode(folder: string, utterances: Map<string, Int16Array>, args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
-  const byWarp = new Map<number, string[]>();
+  const byWarp = new Map<number | "narrowband", string[]>();
   for (const [id, samples] of utterances) {
-    const warp = warpFor(withPitchOf(samples));
+    const channel = narrowbandChannel(undefined, withBandOf(samples));
+    if (channel) await writeFeatures(path.join(folder, `${id}.mfc`), await mappedCepstra("en-US", samples, channel));
+    const warp = channel ? "narrowband" : warpFor(withPitchOf(samples));
     byWarp.set(warp, [...(byWarp.get(warp) ?? []), id]);
   }
   const hypotheses = new Map<string, string>();
   let seconds = 0;
   for (const [warp, ids] of byWarp) {
-    const decoded = await decodeBatch(folder, ids, warp === 1 ? args : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)]);
+    const warped = warp === 1 ? args : warp === "narrowband" ? [...args, "-adcin", "no", "-cepext", ".mfc"] : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)];
+    const decoded = await decodeBatch(folder, ids, warped);
     for (const [id, words] of decoded.hypotheses) hypotheses.set(id, words);
     seconds += decoded.seconds;
   }
@@ -169,8 +182,9 @@ async function decodeBatch(folder: string, ids: string[], args: string[]): Promi
   const hypothesisFile = path.join(folder, "hypotheses.txt");
   await writeFile(control, `${ids.join("\n")}\n`);
   const started = performance.now();
+  const input = args.includes("-adcin") ? [] : ["-adcin", "yes", "-cepext", ".raw"];
   await run("pocketsphinx_batch", [
-    "-adcin", "yes", "-samprate", "16000", "-cepdir", folder, "-cepext", ".raw",
+    ...input, "-samprate", "16000", "-cepdir", folder,
     "-hmm", path.join(MODEL, "en-us"), "-lm", path.join(MODEL, "en-us.lm.bin"), "-dict", path.join(MODEL, "cmudict-en-us.dict"),
     "-ctl", control, "-hyp", hypothesisFile, "-logfn", "/dev/null", ...settingsWith(args),
   ]);

@@ -36,6 +36,10 @@ export interface CallerVoice {
   cepstralState?: CepstralState;
   /** The caller's pitch over the turns heard: the sum of the natural logarithms of voiced frames' pitch in Hz, and their count. */
   pitch?: { logHzSum: number; frames: number };
+  /** The line the caller's audio came through, when the transport knows it: `telephone` is 8 kHz μ-law (Twilio's). */
+  channel?: "telephone";
+  /** The caller's audio energy above 5 kHz and in all, over the turns heard: a caller with none above is narrowband. */
+  band?: { upper: number; total: number };
 }
 
 /** A recognizer that decodes while the caller speaks, so that at the end of a turn only its last moments remain. */

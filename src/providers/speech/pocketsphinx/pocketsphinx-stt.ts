@@ -8,6 +8,7 @@ import { voicedPitches } from "../pitch.js";
 import type { CallerVoice, CepstralState, RecognitionStream, StreamingSpeechToText } from "../stt.js";
 import { DecoderPool, DecodingSlots, type Standing } from "./decoder-pool.js";
 import { Libpocketsphinx, type DecoderArguments, type NativeDecoder } from "./libpocketsphinx.js";
+import { CepstralMap, narrowbandChannel, withBandOf, type NarrowbandChannel } from "./narrowband.js";
 
 const MODEL_ROOT = "/usr/share/pocketsphinx/model";
 
@@ -135,6 +136,21 @@ class FirstTurn {
   }
 }
 
+/**
+ * Feeds a decoder the caller's audio: a narrowband caller's cepstra mapped towards wideband ones (see narrowband.ts),
+ * at no frequency warp (the map was learnt unwarped); a decoder whose front end cannot be reached hears it as it is.
+ */
+function feedAs(decoder: NativeDecoder, channel: NarrowbandChannel | undefined, samples: Int16Array, wholeUtterance = false): Promise<number> {
+  if (!channel || !decoder.warpable) return decoder.feed(samples, wholeUtterance);
+  const map = CepstralMap.of(channel);
+  return decoder.feedMapped(samples, (cepstra) => map.apply(cepstra), wholeUtterance);
+}
+
+/** The warp for a caller heard through `channel` whose pitch is `pitch`. */
+function warpAs(channel: NarrowbandChannel | undefined, pitch: Parameters<typeof warpFor>[0]): number {
+  return channel ? 1 : warpFor(pitch);
+}
+
 /** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
 const ALTERNATIVES = 40;
 const BOOST_PER_WORD = 250;
@@ -187,6 +203,8 @@ class PocketsphinxStream implements RecognitionStream {
   private readonly result: Promise<string>;
   /** The utterance's place in the queue for decoding slots: urgent once it has ended, else by when it began. */
   private readonly standing: Standing = { urgent: () => this.state === "finished", since: performance.now() };
+  /** Narrowband when the transport declared it or the caller's earlier turns showed it; else chosen at a start over. */
+  private channel: NarrowbandChannel | undefined;
 
   constructor(
     private readonly pool: DecoderPool<NativeDecoder>,
@@ -195,6 +213,7 @@ class PocketsphinxStream implements RecognitionStream {
     private readonly caller: CallerVoice | undefined,
     private readonly warps: boolean,
   ) {
+    this.channel = narrowbandChannel(caller);
     this.result = this.run();
     // A cancelled stream's result is never read; its failure is not an unhandled rejection.
     this.result.catch(() => undefined);
@@ -203,7 +222,7 @@ class PocketsphinxStream implements RecognitionStream {
   write(samples: Int16Array): void {
     if (this.state !== "open" || samples.length === 0) return;
     this.pending.push(samples);
-    if (this.caller && this.warps) this.spoken.push(samples);
+    if (this.caller) this.spoken.push(samples);
     this.wake?.();
   }
 
@@ -229,7 +248,7 @@ class PocketsphinxStream implements RecognitionStream {
     const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn() : undefined;
     try {
       normalization?.begin(decoder, this.caller);
-      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(this.caller?.pitch) : 1);
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpAs(this.channel, this.caller?.pitch) : 1);
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
@@ -240,7 +259,7 @@ class PocketsphinxStream implements RecognitionStream {
               // What was written while the decoder worked or waited for a slot goes in one call.
               const chunk = this.pending.length === 1 ? this.pending[0]! : concatSamples(...this.pending);
               this.pending = [];
-              await decoder.feed(chunk);
+              await feedAs(decoder, this.channel, chunk);
               again = firstTurn?.heard(chunk);
             },
           );
@@ -258,8 +277,13 @@ class PocketsphinxStream implements RecognitionStream {
       if (this.state === "cancelled") return "";
       normalization?.end(decoder, this.caller);
       const { caller } = this;
-      // The pitch is measured after the words are handed over: a few milliseconds of the event loop per second heard.
-      if (caller && this.warps) setImmediate(() => (caller.pitch = withPitchOf(concatSamples(...this.spoken), caller.pitch)));
+      if (caller) {
+        const spoken = concatSamples(...this.spoken);
+        // The band before the words are handed over (about 1 ms per second heard), so that the caller's next turn,
+        // however soon it starts, is heard as the band says; the pitch after (a few milliseconds per second heard).
+        if (!caller.channel) caller.band = withBandOf(spoken, caller.band);
+        if (this.warps) setImmediate(() => (caller.pitch = withPitchOf(spoken, caller.pitch)));
+      }
       return biased(decoder, words, this.phrases);
     } finally {
       this.pool.release(decoder);
@@ -272,14 +296,37 @@ class PocketsphinxStream implements RecognitionStream {
       // The end set the mean from the frames heard; nothing is counted yet for the audio fed again.
       await decoder.end();
       const state = decoder.cepstralState();
-      if (state) decoder.setCepstralState({ mean: state.mean, sum: new Float32Array(state.sum.length), frames: 0 });
+      // A first turn's caller has no band yet: the audio heard so far tells whether the rest of the turn is narrowband.
+      const wasNarrowband = this.channel !== undefined;
+      this.channel ??= decoder.warpable ? narrowbandChannel(this.caller, withBandOf(audio)) : undefined;
       // A first turn's caller has no pitch yet: the audio heard so far chooses the warp of the rest of the turn.
-      if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpFor(withPitchOf(audio)));
+      if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpAs(this.channel, withPitchOf(audio)));
+      // The mean the end set is that of the cepstra as they were fed: unmapped ones, when the turn turned out narrowband.
+      const channel = this.channel;
+      const mean = channel && !wasNarrowband ? await decoder.meanOf(audio, (cepstra) => CepstralMap.of(channel).apply(cepstra)) : state?.mean;
+      if (state && mean) decoder.setCepstralState({ mean, sum: new Float32Array(state.sum.length), frames: 0 });
       await decoder.start();
     });
     for (let at = 0; at < audio.length && this.state !== "cancelled"; at += REPLAY_PIECE) {
-      await decoding.run(this.standing, () => decoder.feed(audio.subarray(at, at + REPLAY_PIECE)));
+      await decoding.run(this.standing, () => feedAs(decoder, this.channel, audio.subarray(at, at + REPLAY_PIECE)));
     }
+  }
+}
+
+/**
+ * The cepstra (frames × 13) of a whole utterance through the front end a decoder of `language` makes, unwarped, each
+ * frame mapped as a caller of `channel` is: what the speech benchmark gives `pocketsphinx_batch` for a narrowband one.
+ */
+export async function mappedCepstra(language: string, samples: Int16Array, channel: NarrowbandChannel): Promise<Float32Array> {
+  const library = Libpocketsphinx.load();
+  const files = modelFiles(language);
+  const frontEnd = library.frontEnd({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict }, 1);
+  try {
+    const cepstra = await library.utteranceCepstra(frontEnd, samples);
+    CepstralMap.of(channel).apply(cepstra);
+    return cepstra;
+  } finally {
+    library.freeFrontEnd(frontEnd);
   }
 }
 
@@ -333,12 +380,13 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     try {
       signal?.throwIfAborted();
       this.normalization?.begin(decoder, undefined);
-      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(withPitchOf(samples)) : 1);
+      const channel = narrowbandChannel(undefined, withBandOf(samples));
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpAs(channel, withPitchOf(samples)) : 1);
       await decoder.start();
       const words = await decoding.run(
         { urgent: () => true, since: performance.now() },
         async () => {
-          await decoder.feed(samples, true);
+          await feedAs(decoder, channel, samples, true);
           return decoder.end();
         },
       );
