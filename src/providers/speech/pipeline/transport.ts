@@ -1,3 +1,5 @@
+import type { CallerVoice } from "../stt.js";
+
 /** What the pipeline tells the far end besides audio: the live transcript and playback control. */
 export type PipelineNotice =
   | { type: "transcript"; role: "user" | "agent"; text: string; final: boolean }
@@ -25,6 +27,11 @@ export interface AudioTransport extends CallTransport {
   play(frame: Int16Array): void;
   /** Barge-in: drop whatever agent audio the far end still has buffered. */
   clear(): void;
+  /**
+   * The line the caller's audio comes through, when the transport knows it: `telephone` for 8 kHz μ-law (a phone
+   * call), which the recognizer hears as narrowband from the first word on instead of telling it from the audio.
+   */
+  readonly callerChannel?: CallerVoice["channel"];
   /** Marks the end of an agent sentence in the outgoing audio (a Twilio `mark`); the pipeline keeps its own clock. */
   mark(name: string): void;
 }

@@ -99,10 +99,12 @@ export class VoicePipeline {
   /** What the agent said last: the caller's answer often repeats its words, so the recognizer favours them. */
   private agentLastSaid = "";
   /** What the recognizer has learnt of the caller's voice in this call's turns so far. */
-  private readonly callerVoice: CallerVoice = {};
+  private readonly callerVoice: CallerVoice;
 
   constructor(private readonly options: VoicePipelineOptions) {
     const { speech } = options;
+    const channel = speech?.playback.callerChannel;
+    this.callerVoice = channel ? { channel } : {};
     this.ear = speech && { speech, detector: new TurnDetector(speech.vad, speech.turn, () => this.recognition !== undefined && readsComplete(this.recognition.partial())) };
   }
 

@@ -58,6 +58,8 @@ export class TwilioMediaSession implements AudioTransport, Closable {
   private finished = false;
   private readonly early: Record<string, unknown>[] = [];
   private readonly startDeadline: NodeJS.Timeout;
+  /** Twilio carries calls as 8 kHz μ-law. */
+  readonly callerChannel = "telephone";
   private readonly callerAudio = new StreamResampler(twilioSampleRate, PIPELINE_SAMPLE_RATE);
   private readonly agentAudio = new StreamResampler(PIPELINE_SAMPLE_RATE, twilioSampleRate);
 
