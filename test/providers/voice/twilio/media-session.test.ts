@@ -91,6 +91,13 @@ describe("the Twilio media stream transport", () => {
     assert.ok(largestStep(folded.subarray(100)) < 400, `6 kHz leaks through: ${largestStep(folded)}`);
   });
 
+  test("declares its callers telephone-band to the pipeline it attaches to, so the recognizer maps their cepstra", async () => {
+    const h = harness();
+    start(h.session, "right");
+    await settle();
+    assert.equal(h.transport()?.callerChannel, "telephone");
+  });
+
   test("nothing is taken before an authenticated start; a wrong token closes the stream with 4403", async () => {
     const h = harness();
     media(h.session, tone(160, 8000), 0);
