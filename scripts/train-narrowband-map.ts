@@ -1,6 +1,6 @@
 /**
  * Learns the narrowband → wideband cepstral maps of src/providers/speech/pocketsphinx/narrowband-map.ts (see
- * docs/voice.md, "Narrowband callers"): flite's wideband voices rms, awb and slt speak the Harvard sentences of
+ * docs/voice.md, the Speech-to-text stage and "Choosing the offline engines"): flite's wideband voices rms, awb and slt speak the Harvard sentences of
  * bench/speech/narrowband-training.json; each sentence is heard as it is and through a narrowband channel, by the
  * front end Parley's decoders use (sphinxbase's, with the model's feat.params), and the map from the narrowband
  * frame to the same frame of the wideband audio is fitted by least squares. `kal16` is left out: it is the speaker of
