@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import type { Benchmark } from "./lib/benchmark.js";
 import { BenchContext, type DbKind } from "./lib/context.js";
 import { renderMarkdown, renderTable, saveResults, type Row } from "./lib/report.js";
+import { chatAllocation } from "./chat-allocation.js";
 import { chatThroughput } from "./chat-throughput.js";
 import { concurrentStreams } from "./concurrent-streams.js";
 import { historyScale } from "./history-scale.js";
@@ -21,7 +22,7 @@ import { voiceCalls } from "./voice.js";
 import { retellSocket } from "./retell-socket.js";
 import { twilioMedia } from "./twilio-media.js";
 
-const benchmarks: Benchmark[] = [messagesPage, chatThroughput, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket, twilioMedia, speechAccuracy, endOfTurn, startupFootprint];
+const benchmarks: Benchmark[] = [messagesPage, chatThroughput, chatAllocation, timeToFirstToken, historyScale, concurrentStreams, storeTurns, storePeer, soak, voiceCalls, retellSocket, twilioMedia, speechAccuracy, endOfTurn, startupFootprint];
 
 const usage = `npm run bench -- [options]
   --quick              short windows and smaller data (a 1–2 minute smoke run)

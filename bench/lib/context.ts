@@ -45,6 +45,8 @@ export interface Parley {
   memory(collect?: boolean): Promise<NodeJS.MemoryUsage>;
   /** CPU seconds of the server process and of its PostgreSQL backends (0 on PGlite) from now until `stop()`. */
   cpu(): Promise<{ stop(): Promise<{ server: number; postgres: number }> }>;
+  /** Any other request the server process answers (bench/lib/parley-server.ts). */
+  call<T>(type: string, payload?: unknown): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -113,8 +115,11 @@ export class BenchContext {
     return dir;
   }
 
-  /** A Parley server on a fresh database of `kind`, configured as in production apart from the admin key. */
-  async parley(kind: DbKind, env: Record<string, string> = {}): Promise<Parley> {
+  /**
+   * A Parley server on a fresh database of `kind`, configured as in production apart from the admin key; Node flags in
+   * `extraNodeFlags` come after the start script's (V8 takes the last of a repeated flag).
+   */
+  async parley(kind: DbKind, env: Record<string, string> = {}, extraNodeFlags: string[] = []): Promise<Parley> {
     const dataDir = await this.tempDir();
     const database = kind === "postgres" ? await this.postgresDatabase() : undefined;
     const child = await startChild<ParleyServerInfo>(benchFile("lib/parley-server.ts"), {
@@ -123,7 +128,7 @@ export class BenchContext {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info",
       ...(database ? { DATABASE_URL: database.url, ...secrets } : {}),
       ...env,
-    }, [...startScriptNodeFlags(), "--expose-gc", ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]);
+    }, [...startScriptNodeFlags(), "--expose-gc", ...extraNodeFlags, ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])]);
     const stop = this.defer(async () => {
       await child.stop();
       await database?.drop();
@@ -133,6 +138,7 @@ export class BenchContext {
       base: `http://127.0.0.1:${child.info.port}`,
       sql: (sql, params) => child.call("sql", { sql, params }),
       memory: (collect = false) => child.call("memory", { gc: collect }),
+      call: (type, payload) => child.call(type, payload),
       async cpu() {
         const server = await cpuMeter(async () => [child.info.pid]);
         const postgres = await cpuMeter(async () => (database ? backendPids(postgresAdminUrl, database.url) : []));

@@ -3,6 +3,10 @@
  * memory handed back), in a child process of the benchmark. Besides HTTP it answers the runner's requests: SQL on its
  * own database (PGlite lives inside this process, so bulk loads have to run here) and its memory figures.
  */
+import { Session, type HeapProfiler } from "node:inspector/promises";
+import { findSourceMap, type SourceMapping } from "node:module";
+import { PerformanceObserver } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { trimFreedMemory } from "../../src/process-memory.js";
@@ -20,6 +24,30 @@ trimFreedMemory(config.memoryTrimIntervalMs);
 const address = app.server.server.address();
 if (address === null || typeof address === "string") throw new Error("no TCP address");
 
+/**
+ * tsx's transpiled code is what V8 profiles: with --enable-source-maps (which the allocation benchmark gives its
+ * server), each frame is moved to its TypeScript line.
+ */
+function toSourcePositions(root: HeapProfiler.SamplingHeapProfileNode): void {
+  const stack = [root];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    const frame = node.callFrame;
+    // findEntry answers an empty object for a position no mapping covers.
+    const entry: Partial<SourceMapping> | undefined = frame.url.startsWith("file://") ? findSourceMap(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) : undefined;
+    if (entry?.originalLine !== undefined && entry.originalColumn !== undefined) {
+      frame.lineNumber = entry.originalLine;
+      frame.columnNumber = entry.originalColumn;
+    }
+    stack.push(...node.children);
+  }
+}
+
+let collections = 0;
+new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ["gc"] });
+let allocationStart = { usedBytes: 0, collections: 0 };
+const inspector = new Session();
+inspector.connect();
+
 serveParent(
   { port: address.port, pid: process.pid } satisfies ParleyServerInfo,
   {
@@ -31,6 +59,30 @@ serveParent(
     memory: (payload) => {
       if ((payload as { gc?: boolean } | null)?.gc) globalThis.gc?.();
       return process.memoryUsage();
+    },
+    /**
+     * Collects the heap, then counts from there: with a young generation large enough for the whole window (the
+     * server started with big semi-spaces), nothing is collected until `allocationStop`, and the growth of the used
+     * heap is every byte allocated meanwhile.
+     */
+    allocationStart: async () => {
+      globalThis.gc?.();
+      // The collection's own performance entry arrives after a turn of the event loop: let it be counted first.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      allocationStart = { usedBytes: getHeapStatistics().used_heap_size, collections };
+    },
+    allocationStop: () => ({ bytes: getHeapStatistics().used_heap_size - allocationStart.usedBytes, collections: collections - allocationStart.collections }),
+    /** V8's sampling heap profiler, objects collected since included: where the allocations come from. */
+    heapProfileStart: async (payload) => {
+      const { samplingInterval } = payload as { samplingInterval: number };
+      // Node 20's typings predate the two flags V8 accepts.
+      const sampling = { samplingInterval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
+      await inspector.post("HeapProfiler.startSampling", sampling);
+    },
+    heapProfileStop: async (): Promise<HeapProfiler.SamplingHeapProfile> => {
+      const { profile } = await inspector.post("HeapProfiler.stopSampling");
+      toSourcePositions(profile.head);
+      return profile;
     },
   },
   () => app.close(),
