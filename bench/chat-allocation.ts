@@ -5,7 +5,9 @@
  * and the used heap's growth is exactly what the window allocated; then V8's sampling heap profiler attributes a
  * window's allocation to the functions that made it.
  */
+import { writeFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
+import path from "node:path";
 import type { HeapProfiler } from "node:inspector";
 import type { Benchmark } from "./lib/benchmark.js";
 import { chatQuestion, helpDeskConfig, type BenchContext, type Parley, type Tenant } from "./lib/context.js";
@@ -84,10 +86,13 @@ async function exactBytes(parley: Parley, load: Load): Promise<number[]> {
   return perUnit;
 }
 
-async function sampledSites(parley: Parley, load: Load) {
+/** BENCH_PROFILE_DIR=dir also saves each sampled profile as `<name>.heapprofile` (Chrome DevTools' Memory tab opens it). */
+async function sampledSites(parley: Parley, load: Load, name: string) {
   await parley.call("heapProfileStart", { samplingInterval });
   await load.run();
   const profile = await parley.call<HeapProfiler.SamplingHeapProfile>("heapProfileStop");
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  if (profileDir) await writeFile(path.join(profileDir, `${name}.heapprofile`), JSON.stringify(profile));
   return allocationSites(profile, load.units, topSites);
 }
 
@@ -112,11 +117,11 @@ export const chatAllocation: Benchmark = {
         await chats(parley, tenant, threads, agent, warmupRounds).run();
         const chatLoad = chats(parley, tenant, threads, agent, measuredRounds);
         const chatBytes = await exactBytes(parley, chatLoad);
-        const chatSites = await sampledSites(parley, chatLoad);
+        const chatSites = await sampledSites(parley, chatLoad, `alloc-chat-${kind}`);
         const pageLoad = pages(parley, tenant, threads[0]!, agent, pageReads);
         await pageLoad.run();
         const pageBytes = await exactBytes(parley, pageLoad);
-        const pageSites = await sampledSites(parley, pageLoad);
+        const pageSites = await sampledSites(parley, pageLoad, `alloc-page-${kind}`);
         details[kind] = { chatBytes, chatSites, pageBytes, pageSites };
         rows.push(
           row({ benchmark: "2 chat throughput", db: kind, name: `heap allocated per chat, ${concurrency} threads (median of ${windows} windows of ${chatLoad.units})`, figure: median(chatBytes) / 1024, unit: "KiB" }),

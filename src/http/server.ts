@@ -3,7 +3,6 @@ import fastifySwaggerUi from "@fastify/swagger-ui";
 import { Type } from "@sinclair/typebox";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import FindMyWay from "find-my-way";
-import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Authenticator, Caller } from "../domain/access/credentials.js";
@@ -22,6 +21,7 @@ import type { ValidationIssue } from "../domain/shared/validation-issue.js";
 import { parsePythonJson } from "./validation/python-json.js";
 import { missingAuthorization } from "./validation/missing-authorization.js";
 import { jsonInvalidIssue, validatePart } from "./validation/validator.js";
+import { uuidv4 } from "../domain/shared/ids.js";
 
 export interface ServerOptions {
   logger: FastifyBaseLogger;
@@ -59,6 +59,7 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
  * Map, so that names such as `__proto__` or `constructor` are plain keys rather than Object.prototype's members.
  */
 function parseQuery(text: string): Record<string, string[]> {
+  if (text === "") return {};
   const result = new Map<string, string[]>();
   for (const [key, value] of new URLSearchParams(text)) {
     const values = result.get(key);
@@ -108,7 +109,7 @@ function isUpgrade(raw: IncomingMessage): boolean {
 /** The client's `X-Request-Id` when it is a plausible id, else a new one. */
 function requestIdOf(headers: IncomingHttpHeaders): string {
   const given = headers["x-request-id"];
-  return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+  return typeof given === "string" && /^[\w.-]{1,128}$/.test(given) ? given : uuidv4();
 }
 
 /** The error body shape of a request whose route declares one, from the moment its handler runs (credential and validation errors keep FastAPI's). */

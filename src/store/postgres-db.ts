@@ -267,6 +267,9 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000, types: { getTypeParser }, options: "-c jit=off" });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on("error", () => undefined);
+  // Nor a checked-out one (its statement fails with it): listened to for the client's whole life rather than around
+  // each statement, which made and dropped the client's listener table every time.
+  pool.on("connect", (client) => client.on("error", ignoreClientError));
   const statementName = preparedStatementNames();
   /** A statement on a client of its own: named with its parameters, else through pg's Query (the simple protocol without). */
   const run = async <Row>(client: pg.PoolClient, sql: string, params?: readonly unknown[]): Promise<Row[]> => {
@@ -278,16 +281,13 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
   /** A statement on a pooled connection, which goes back to the pool after it (closed, as pg's pool does, when it failed). */
   const runPooled = async <Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> => {
     const client = await pool.connect();
-    client.on("error", ignoreClientError);
     let rows: Row[];
     try {
       rows = await run<Row>(client, sql, params);
     } catch (error) {
-      client.off("error", ignoreClientError);
       client.release(error instanceof Error ? error : true);
       throw error;
     }
-    client.off("error", ignoreClientError);
     client.release();
     return rows;
   };

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Db } from "../domain/shared/database.js";
 import type { ThreadLease, ThreadLocks } from "../domain/threads/thread-locks.js";
 import { LeaseBusyError } from "../domain/threads/thread-locks.js";
+import { uuidv4 } from "../domain/shared/ids.js";
 
 /** A FIFO per key inside this process, so that at most one waiter per thread asks the database. */
 class KeyedQueue {
@@ -108,7 +108,7 @@ export class PostgresThreadLocks implements ThreadLocks {
 
   withLock<T>(threadId: string, work: () => Promise<T>): Promise<T> {
     return this.queue.run(threadId, async () => {
-      const token = randomUUID();
+      const token = uuidv4();
       await this.acquire(threadId, token);
       return this.holding(threadId, token, work);
     });
@@ -117,7 +117,7 @@ export class PostgresThreadLocks implements ThreadLocks {
   withLeasedWork<T>(threadId: string, work: (lease: ThreadLease | null) => Promise<T>): Promise<T> {
     return this.queue.run(threadId, async () => {
       const { pid } = await this.liveness();
-      const token = randomUUID();
+      const token = uuidv4();
       let released = false;
       const lease: ThreadLease = {
         token,

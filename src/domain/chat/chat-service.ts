@@ -2,7 +2,7 @@ import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
 import type { ConversationsRepository } from "./conversations-repository.js";
 import type { ThreadRecord } from "../threads/threads-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
-import type { TurnsRepository } from "./turns-repository.js";
+import type { OpenedTurn, TurnsRepository } from "./turns-repository.js";
 import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
 import { generateReply } from "./agent-reply.js";
 import { uuidv7 } from "../shared/ids.js";
@@ -140,14 +140,16 @@ export class ChatService {
       };
       // A streamed turn asks the model while the user's message is being flushed (its first token is what the
       // client waits for); a whole reply is sent after the reply's own commit, so it gains nothing from that.
-      const { conversationId, history, durable } = request.onToken ? await this.turns.openFlushing(opening, lease) : { ...(await this.turns.open(opening, lease)), durable: undefined };
+      const { conversationId, history, durable }: OpenedTurn & { durable?: Promise<void> } = request.onToken
+        ? await this.turns.openFlushing(opening, lease)
+        : await this.turns.open(opening, lease);
       const prompt = buildPrompt({
         systemPrompt: agent.system_prompt,
         context: thread.context,
         timezone: thread.timezone,
         now: new Date(),
         history,
-        ...(request.task === "followup" ? { instruction: agent.followup_prompt } : {}),
+        instruction: request.task === "followup" ? agent.followup_prompt : undefined,
       });
       const replyId = uuidv7();
       const userMessageId = userMessage?.id ?? null;
@@ -164,7 +166,7 @@ export class ChatService {
             origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
             onToolCall: (record) =>
               this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
-            ...(durable ? { ready: durable } : {}),
+            ready: durable,
           },
           signal,
         );
