@@ -1,6 +1,6 @@
 import pg from "pg";
 import { isConnectionFailure } from "./db.js";
-import { type Db, type Transaction } from "../domain/shared/database.js";
+import { type Db, type Notification, type Transaction } from "../domain/shared/database.js";
 import { listenerApplicationName, PostgresListener } from "./postgres-listener.js";
 
 /** int8 as a JS number, as PGlite returns it, so that repositories read the same values from both. */
@@ -260,6 +260,17 @@ function ignoreClientError(): void {}
 export const notifyStatement = `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
          SELECT pg_notify(n.channel, n.payload) FROM no_flush, unnest($1::text[], $2::text[]) AS n(channel, payload)`;
 
+/**
+ * One field of every notification as a text[] literal: each element quoted, backslashes and quotes escaped. Written
+ * here rather than by the driver, whose conversion of an array made several strings per element: this is one join.
+ */
+function textArrayLiteral(notifications: readonly Notification[], field: keyof Notification): string {
+  if (notifications.length === 0) return "{}";
+  const values = notifications.map((notification) => notification[field]);
+  const elements = values.some((value) => /["\\]/.test(value)) ? values.map((value) => value.replace(/["\\]/g, "\\$&")) : values;
+  return `{"${elements.join('","')}"}`;
+}
+
 /** A real PostgreSQL through a connection pool: how Parley scales to several instances. */
 export function openPostgres(connectionString: string, poolSize: number): Db {
   // Parley's queries are short keyset lookups; JIT compilation (PostgreSQL's default above a cost threshold that a
@@ -357,7 +368,7 @@ export function openPostgres(connectionString: string, poolSize: number): Db {
     kind: "postgres",
     query: runPooled,
     notify: async (notifications) => {
-      await runPooled(notifyStatement, [notifications.map((n) => n.channel), notifications.map((n) => n.payload)]);
+      await runPooled(notifyStatement, [textArrayLiteral(notifications, "channel"), textArrayLiteral(notifications, "payload")]);
     },
     // A query without parameters goes by the simple protocol, which takes several statements on one connection.
     exec: async (script) => void (await pool.query(script)),
