@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { DecoderPool, DecodingSlots } from "../../../src/providers/speech/pocketsphinx/decoder-pool.js";
 
 class FakeDecoder {
@@ -36,6 +36,14 @@ function controlledCreator() {
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("pocketsphinx decoder pool", () => {
+  // The pool's idle sweeper is unref'd (it must not keep a server from exiting): run on its own, with nothing else
+  // open, these tests would see the event loop empty while they wait for it, and the runner cancel every later test.
+  let keepAlive: ReturnType<typeof setInterval>;
+  before(() => {
+    keepAlive = setInterval(() => undefined, 60_000);
+  });
+  after(() => clearInterval(keepAlive));
+
   it("creates decoders as borrowers need them, up to its size, and serves the rest as decoders are released", async () => {
     const creator = controlledCreator();
     const pool = new DecoderPool(creator.create, { size: 2, idleMs: 60_000 });

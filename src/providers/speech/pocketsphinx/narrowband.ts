@@ -41,7 +41,9 @@ export class CepstralMap {
   private nearest(frame: Float32Array): number {
     let best = 0;
     let bestDistance = Infinity;
-    for (const [index, { centroid }] of this.classes.entries()) {
+    // Indexed rather than through an iterator: this runs for every 10 ms frame of a narrowband caller.
+    for (let index = 0; index < this.classes.length; index++) {
+      const { centroid } = this.classes[index]!;
       let distance = 0;
       for (let k = 1; k < CEPSTRUM_LENGTH; k++) distance += (frame[k]! - centroid[k - 1]!) ** 2;
       if (distance < bestDistance) {

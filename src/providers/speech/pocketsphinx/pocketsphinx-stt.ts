@@ -195,7 +195,7 @@ function biased(decoder: NativeDecoder, best: string, phrases: string[][]): stri
 
 class PocketsphinxStream implements RecognitionStream {
   private pending: Int16Array[] = [];
-  /** Everything written, for the caller's pitch once the turn is heard. */
+  /** Everything written, for the caller's pitch and band once the turn is heard. */
   private readonly spoken: Int16Array[] = [];
   private heard = "";
   private state: "open" | "finished" | "cancelled" = "open";
@@ -205,6 +205,8 @@ class PocketsphinxStream implements RecognitionStream {
   private readonly standing: Standing = { urgent: () => this.state === "finished", since: performance.now() };
   /** Narrowband when the transport declared it or the caller's earlier turns showed it; else chosen at a start over. */
   private channel: NarrowbandChannel | undefined;
+  /** Whether the turn's audio teaches the caller's voice something: its pitch (for the warp) or its band (undeclared). */
+  private readonly learnsFromTurn: boolean;
 
   constructor(
     private readonly pool: DecoderPool<NativeDecoder>,
@@ -214,6 +216,7 @@ class PocketsphinxStream implements RecognitionStream {
     private readonly warps: boolean,
   ) {
     this.channel = narrowbandChannel(caller);
+    this.learnsFromTurn = caller !== undefined && (warps || !caller.channel);
     this.result = this.run();
     // A cancelled stream's result is never read; its failure is not an unhandled rejection.
     this.result.catch(() => undefined);
@@ -222,7 +225,7 @@ class PocketsphinxStream implements RecognitionStream {
   write(samples: Int16Array): void {
     if (this.state !== "open" || samples.length === 0) return;
     this.pending.push(samples);
-    if (this.caller) this.spoken.push(samples);
+    if (this.learnsFromTurn) this.spoken.push(samples);
     this.wake?.();
   }
 
@@ -277,7 +280,7 @@ class PocketsphinxStream implements RecognitionStream {
       if (this.state === "cancelled") return "";
       normalization?.end(decoder, this.caller);
       const { caller } = this;
-      if (caller) {
+      if (caller && this.learnsFromTurn) {
         const spoken = concatSamples(...this.spoken);
         // The band before the words are handed over (about 1 ms per second heard), so that the caller's next turn,
         // however soon it starts, is heard as the band says; the pitch after (a few milliseconds per second heard).
