@@ -19,15 +19,21 @@ const result = spawnSync(
   { stdio: "inherit" },
 );
 if (result.signal) process.stderr.write(`the test process was ended by ${result.signal}\n`);
-/** The report's last failure count; none when the process ended before writing one (its exit status then decides). */
+/**
+ * The report's last count of tests that failed or were cancelled (the runner cancels every test left when the event
+ * loop empties under one, and counts none of them as failed); none when the process ended before writing a report
+ * (its exit status then decides).
+ */
 function failedCount() {
   try {
-    return Number([...readFileSync(tapReport, "utf8").matchAll(/^# fail (\d+)$/gm)].at(-1)?.[1] ?? 0);
+    const report = readFileSync(tapReport, "utf8");
+    const last = (name) => Number([...report.matchAll(new RegExp(`^# ${name} (\\d+)$`, "gm"))].at(-1)?.[1] ?? 0);
+    return last("fail") + last("cancelled");
   } catch {
     return 0;
   }
 }
 const failed = failedCount();
 rmSync(reportDir, { recursive: true, force: true });
-if (failed > 0 && result.status === 0) process.stderr.write(`${failed} test(s) failed although the test process exited with status 0\n`);
+if (failed > 0 && result.status === 0) process.stderr.write(`${failed} test(s) failed or were cancelled although the test process exited with status 0\n`);
 process.exit(failed > 0 ? 1 : (result.status ?? 1));
