@@ -11,12 +11,11 @@ import { createServer, request, Agent, type IncomingMessage, type ServerResponse
 import type { AddressInfo } from "node:net";
 import { openPglite } from "../../src/store/pglite-db.js";
 import { openPostgres } from "../../src/store/postgres-db.js";
-import type { TurnIds } from "./chat-sql.js";
+import { SseParser } from "../../src/providers/llm/sse.js";
+import { closeTurnStatement, openTurnStatement, type TurnIds } from "./chat-sql.js";
 import { serveParent } from "./children.js";
 
 const systemPrompt = "You are a helpful assistant.\n\nThe user's timezone is UTC; their local time is Friday.";
-const openStatement = "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-const closeStatement = "SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)";
 
 const databaseUrl = process.env.DATABASE_URL;
 const db = databaseUrl ? openPostgres(databaseUrl, 5) : await openPglite(process.env.DATA_DIR ?? "");
@@ -41,18 +40,10 @@ function askModel(history: { role: string; content: string }[], onDelta: (text: 
     const outgoing = request(
       { host: "127.0.0.1", port: fakePort, path: "/v1/chat/completions", method: "POST", agent: modelAgent, headers: { authorization: "Bearer sk-bench-0123456789", "content-type": "application/json", accept: "text/event-stream", "content-length": Buffer.byteLength(payload) } },
       (response) => {
-        let pending = "";
+        const parser = new SseParser();
         let whole = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk: string) => {
-          pending += chunk;
-          let end: number;
-          while ((end = pending.indexOf("\n\n")) !== -1) {
-            const event = pending.slice(0, end);
-            pending = pending.slice(end + 2);
-            // Comment lines (": keep-alive") carry no data.
-            if (!event.startsWith("data: ")) continue;
-            const data = event.slice("data: ".length);
+        response.on("data", (chunk: Buffer) => {
+          for (const { data } of parser.push(chunk)) {
             if (data === "[DONE]") continue;
             const content = (JSON.parse(data) as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content;
             if (content) {
@@ -76,7 +67,7 @@ async function chat(incoming: IncomingMessage, response: ServerResponse): Promis
   const ids = thread;
   const lease = databaseUrl ? [randomUUID(), 0, 30] : [null, null, null];
   const params = [ids.threadId, ids.projectId, false, randomUUID(), body.message, JSON.stringify({ user_type: "user" }), 41, ...lease];
-  const { rows, committed } = await db.queryCommittingLater<{ conversation_id: number; history: { role: string; content: string }[] }>(openStatement, params);
+  const { rows, committed } = await db.queryCommittingLater<{ conversation_id: number; history: { role: string; content: string }[] }>(openTurnStatement, params);
   const [opened] = rows;
   if (!opened) throw new Error("parley_open_turn returned no row");
   let held: string[] | undefined = [];
@@ -90,7 +81,7 @@ async function chat(incoming: IncomingMessage, response: ServerResponse): Promis
   const text = await askModel(opened.history, (token) => (held ? held.push(token) : write(token)));
   await durable;
   const replyId = randomUUID();
-  await db.query(closeStatement, [ids.threadId, opened.conversation_id, replyId, text, JSON.stringify({ provider: "openai" }), "0.002", lease[0]]);
+  await db.query(closeTurnStatement, [ids.threadId, opened.conversation_id, replyId, text, JSON.stringify({ provider: "openai" }), "0.002", lease[0]]);
   response.end(`${JSON.stringify({ message: text, extras: { user_message_id: params[3], conversation_id: opened.conversation_id, reply_message_id: replyId } })}\n`);
 }
 

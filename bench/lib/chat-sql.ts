@@ -58,7 +58,11 @@ export function directPglite(database: PGlite): SqlTarget {
   };
 }
 
-/** Parley's notification statement (src/store/notifier.ts). */
+/** A turn's two statements (src/store/turns-store.ts). */
+export const openTurnStatement = "SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+export const closeTurnStatement = "SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)";
+
+/** Parley's notification statement (src/store/postgres-db.ts). */
 async function notify(target: SqlRunner, notifications: [string, string][]): Promise<void> {
   await target.query(
     `WITH no_flush AS (SELECT set_config('synchronous_commit', 'off', true))
@@ -74,7 +78,7 @@ async function notify(target: SqlRunner, notifications: [string, string][]): Pro
  */
 export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnShape, question: string, answer: string): Promise<void> {
   const lease = shape.lease ? [randomUUID(), 0, 30] : [null, null, null];
-  const [opened] = await target.query("SELECT conversation_id, history, event_seq FROM parley_open_turn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", [
+  const [opened] = await target.query(openTurnStatement, [
     ids.threadId,
     ids.projectId,
     false,
@@ -84,7 +88,7 @@ export async function directTurn(target: SqlTarget, ids: TurnIds, shape: TurnSha
     41,
     ...lease,
   ]);
-  const [closed] = await target.query("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
+  const [closed] = await target.query(closeTurnStatement, [
     ids.threadId,
     opened?.conversation_id,
     randomUUID(),
