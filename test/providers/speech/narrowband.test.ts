@@ -92,6 +92,32 @@ describe("pocketsphinx fed cepstra", () => {
       }
     }
   });
+
+  // Without the later passes pocketsphinx keeps its features in a fixed ring, where cepstra fed live in pieces larger
+  // than it were searched wrongly: the first utterance heard nothing, and the second aborted the process.
+  it("hears the same from cepstra as from samples with the first pass alone, utterance after utterance", async () => {
+    const settings = { "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, "-fwdflat": "no", "-bestpath": "no" };
+    const firstPassRaw = await library.decoder(settings);
+    const firstPassCepstra = await library.decoder(settings);
+    try {
+      firstPassRaw.setWarp(1);
+      firstPassCepstra.setWarp(1);
+      for (const text of [SENTENCE, "my name is John Smith and I need a refund"]) {
+        const samples = await spoken("kal16", text);
+        await firstPassRaw.start();
+        await firstPassCepstra.start();
+        // In one piece, as a first turn's start over feeds the audio heard so far: more frames than the ring holds.
+        await firstPassRaw.feed(samples);
+        await firstPassCepstra.feedMapped(samples, () => undefined);
+        const words = await firstPassRaw.end();
+        assert.notEqual(words, "", text);
+        assert.equal(await firstPassCepstra.end(), words, text);
+      }
+    } finally {
+      firstPassRaw.free();
+      firstPassCepstra.free();
+    }
+  });
 });
 
 /**

@@ -108,6 +108,10 @@ export class NativeDecoder {
       const values = this.library.readBlock(block);
       map(values);
       this.library.writeBlock(block, values);
+      // Cepstra fed live need the acoustic model's feature buffer to grow: in its fixed ring (kept when the
+      // fwdflat pass is off), pocketsphinx 5prealpha searches a piece larger than the ring wrongly, hears nothing,
+      // and aborts the process on the next utterance (an assertion in ngram_search_fwdtree.c).
+      this.library.growFeatures(this.library.koffi.decode(this.handle, DECODER_ACMOD_OFFSET, "void *"), 1);
       return await onThreadPool<number>(this.library.processCepstra, this.handle, block.pointer, block.frames, 0, wholeUtterance ? 1 : 0);
     } finally {
       this.library.freeBlock(block.pointer);
@@ -210,6 +214,7 @@ export class Libpocketsphinx {
   readonly frontEndProcess: NativeFunction;
   readonly frontEndEnd: NativeFunction;
   readonly freeBlock: NativeFunction;
+  readonly growFeatures: NativeFunction;
   private readonly frontEndInit: NativeFunction;
   private readonly decoderFrontEnd: NativeFunction;
   private readonly parseArgumentFile: NativeFunction;
@@ -245,6 +250,7 @@ export class Libpocketsphinx {
     this.frontEndProcess = sphinxbase.func("int fe_process_utt(void *fe, const int16_t *spch, size_t nsamps, _Out_ void **cep_block, _Out_ int *nframes)");
     this.frontEndEnd = sphinxbase.func("int fe_end_utt(void *fe, float *cepvector, _Out_ int *nframes)");
     this.freeBlock = sphinxbase.func("void ckd_free_2d(void *block)");
+    this.growFeatures = pocketsphinx.func("int acmod_set_grow(void *acmod, int grow)");
     this.parseArgumentFile = sphinxbase.func("void *cmd_ln_parse_file_r(void *inout, void *defn, const char *filename, int strict)");
     this.freeArguments = sphinxbase.func("int cmd_ln_free_r(void *config)");
     // pocketsphinx logs to one process-wide FILE; a decoder's `-logfn` closes and reopens it, under the feet of
