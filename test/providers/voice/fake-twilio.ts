@@ -10,11 +10,17 @@
  *   parameters, `media` (μ-law 8 kHz) and `stop`, playing what Parley sends back in real time, echoing its marks
  *   when played and obeying `clear`.
  */
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
 import WebSocket from "ws";
+import { decodeWav } from "../../../src/providers/speech/audio.js";
 import { decodeMuLaw, encodeMuLaw } from "../../../src/providers/speech/mulaw.js";
 import { concatSamples, espeakCli } from "../../support/speech-audio.js";
 
@@ -138,6 +144,24 @@ export function streamOf(twiml: string): { url: string; token: string } {
 /** Speech made by eSpeak NG (the Debian package's command line), as Twilio carries it: μ-law at 8 kHz. */
 export async function espeakMulaw(text: string): Promise<Uint8Array> {
   return encodeMuLaw((await espeakCli(text, { sampleRate: 8000 })).samples);
+}
+
+/**
+ * Speech made by flite's `kal`, a voice recorded at 8 kHz, as Twilio carries it: μ-law at 8 kHz. Where a test needs
+ * the recognizer to hear words at all, not only to cope with what it hears: a short eSpeak line on a telephone line
+ * is sometimes heard as nothing, and then there is no turn.
+ */
+export async function fliteMulaw(text: string): Promise<Uint8Array> {
+  const folder = await mkdtemp(path.join(tmpdir(), "parley-flite-"));
+  try {
+    const wav = path.join(folder, "kal.wav");
+    await promisify(execFile)("flite", ["-voice", "kal", "-t", text, "-o", wav]);
+    const audio = decodeWav(await readFile(wav));
+    if (audio.sampleRate !== 8000) throw new Error(`flite kal spoke at ${audio.sampleRate} Hz`);
+    return encodeMuLaw(audio.samples);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 export interface OutboundFrame {

@@ -4,7 +4,7 @@ import { startFakeOpenAi, type CapturedRequest, type FakeBehaviour, type FakeLlm
 import { eventually } from "../../support/polling.js";
 import { startToolReceiver, type ToolReceiver } from "../../support/tool-receiver.js";
 import { accountId, waitForCall } from "../../voice-calls/support.js";
-import { espeakMulaw, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
+import { fliteMulaw, signedStatus, startFakeTwilio, streamOf, TwilioStream, type FakeTwilio } from "./fake-twilio.js";
 import { RetellLlmClient, signedWebhook, startFakeRetell, type FakeRetell } from "./fake-retell.js";
 import { forEachDatabase, type Harness } from "../../support/harness.js";
 import { publicBaseUrl, telephonySuite } from "./support.js";
@@ -87,7 +87,7 @@ forEachDatabase("tools in telephone calls", (harness: () => Harness) => {
     media.start(accountSid, callSid, stream.token);
     media.startLine();
     // Whatever the recognizer makes of it, the model below transfers the call.
-    await media.say(await espeakMulaw("Can I talk to a person please?"));
+    await media.say(await fliteMulaw("Can I talk to a person please?"));
 
     const isUpdate = (form: FakeTwilio["forms"][number]) => form.path.endsWith(`/Calls/${callSid}.json`) && form.form.has("Twiml");
     await eventually(() => twilio.forms.some(isUpdate), { what: "the call's update with <Dial>", timeoutMs: 60_000 });
