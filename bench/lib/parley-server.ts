@@ -3,7 +3,7 @@
  * memory handed back), in a child process of the benchmark. Besides HTTP it answers the runner's requests: SQL on its
  * own database (PGlite lives inside this process, so bulk loads have to run here) and its memory figures.
  */
-import { Session, type HeapProfiler } from "node:inspector/promises";
+import { Session, type HeapProfiler, type Profiler } from "node:inspector/promises";
 import { findSourceMap, type SourceMapping } from "node:module";
 import { PerformanceObserver } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
@@ -79,6 +79,14 @@ serveParent(
       const sampling = { samplingInterval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true };
       await inspector.post("HeapProfiler.startSampling", sampling);
     },
+    /** V8's CPU profiler over a measured window only (BENCH_PROFILE_DIR profiles the whole life of the server). */
+    cpuProfileStart: async (payload) => {
+      const { samplingIntervalUs } = payload as { samplingIntervalUs: number };
+      await inspector.post("Profiler.enable");
+      await inspector.post("Profiler.setSamplingInterval", { interval: samplingIntervalUs });
+      await inspector.post("Profiler.start");
+    },
+    cpuProfileStop: async (): Promise<Profiler.Profile> => (await inspector.post("Profiler.stop")).profile,
     heapProfileStop: async (): Promise<HeapProfiler.SamplingHeapProfile> => {
       const { profile } = await inspector.post("HeapProfiler.stopSampling");
       toSourcePositions(profile.head);
