@@ -55,6 +55,11 @@ export class NativeDecoder {
   ) {
     this.ownFrontEnd = library.frontEndOf(handle);
     this.held = this.ownFrontEnd;
+    // The acoustic model's feature buffer grows with the utterance, whatever the passes: in the fixed ring that
+    // pocketsphinx 5prealpha keeps when the fwdflat pass is off, cepstra fed (`feedMapped`) in a piece larger than the
+    // ring were searched wrongly, heard as nothing, and the next utterance aborted the process (an assertion in
+    // ngram_search_fwdtree.c).
+    library.growFeatures(library.koffi.decode(handle, DECODER_ACMOD_OFFSET, "void *"), 1);
   }
 
   /** Whether `setWarp` can be used: this build's layout is the one expected. */
@@ -108,10 +113,6 @@ export class NativeDecoder {
       const values = this.library.readBlock(block);
       map(values);
       this.library.writeBlock(block, values);
-      // Cepstra fed live need the acoustic model's feature buffer to grow: in its fixed ring (kept when the
-      // fwdflat pass is off), pocketsphinx 5prealpha searches a piece larger than the ring wrongly, hears nothing,
-      // and aborts the process on the next utterance (an assertion in ngram_search_fwdtree.c).
-      this.library.growFeatures(this.library.koffi.decode(this.handle, DECODER_ACMOD_OFFSET, "void *"), 1);
       return await onThreadPool<number>(this.library.processCepstra, this.handle, block.pointer, block.frames, 0, wholeUtterance ? 1 : 0);
     } finally {
       this.library.freeBlock(block.pointer);
