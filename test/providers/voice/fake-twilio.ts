@@ -10,17 +10,12 @@
  *   parameters, `media` (μ-law 8 kHz) and `stop`, playing what Parley sends back in real time, echoing its marks
  *   when played and obeying `clear`.
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { promisify } from "node:util";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
 import WebSocket from "ws";
-import { decodeWav } from "../../../src/providers/speech/audio.js";
+import { FliteTts } from "../../../src/providers/speech/flite/flite-tts.js";
 import { decodeMuLaw, encodeMuLaw } from "../../../src/providers/speech/mulaw.js";
 import { concatSamples, espeakCli } from "../../support/speech-audio.js";
 
@@ -152,16 +147,9 @@ export async function espeakMulaw(text: string): Promise<Uint8Array> {
  * is sometimes heard as nothing, and then there is no turn.
  */
 export async function fliteMulaw(text: string): Promise<Uint8Array> {
-  const folder = await mkdtemp(path.join(tmpdir(), "parley-flite-"));
-  try {
-    const wav = path.join(folder, "kal.wav");
-    await promisify(execFile)("flite", ["-voice", "kal", "-t", text, "-o", wav]);
-    const audio = decodeWav(await readFile(wav));
-    if (audio.sampleRate !== 8000) throw new Error(`flite kal spoke at ${audio.sampleRate} Hz`);
-    return encodeMuLaw(audio.samples);
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+  const audio = await new FliteTts("kal").synthesize(text);
+  if (audio.sampleRate !== 8000) throw new Error(`flite kal spoke at ${audio.sampleRate} Hz`);
+  return encodeMuLaw(audio.samples);
 }
 
 export interface OutboundFrame {
