@@ -6,47 +6,15 @@
  * frame to the same frame of the wideband audio is fitted by least squares. `kal16` is left out: it is the speaker of
  * `kal`, on which the map is measured. Deterministic: `npx tsx scripts/train-narrowband-map.ts` rewrites the file.
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
-import { StreamResampler, concatSamples, decodeWav } from "../src/providers/speech/audio.js";
-import { decodeMuLaw, encodeMuLaw } from "../src/providers/speech/mulaw.js";
 import { CEPSTRUM_LENGTH, Libpocketsphinx } from "../src/providers/speech/pocketsphinx/libpocketsphinx.js";
 import { modelFiles } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { CHANNELS, TRAINING_VOICES, run, samplesOf, trainingSentences, type Channel } from "./narrowband-channels.js";
 
-const run = promisify(execFile);
-const VOICES = ["rms", "awb", "slt"];
 /** Keeps the fit well-posed where a coefficient barely varies (added to the normal equations' diagonal). */
 const RIDGE = 1e-3;
-
-type Channel = (wav: string, folder: string) => Promise<Int16Array>;
-
-const samplesOf = async (wav: string) => decodeWav(await readFile(wav)).samples;
-
-/**
- * 8 kHz audio resampled to 16 kHz by sox, as the benchmark's `kal` is: nothing above 4 kHz but sox's dither, here with
- * a fixed seed (`-R`), so that the script writes the same maps every time.
- */
-const resampled: Channel = async (wav, folder) => {
-  const narrow = path.join(folder, "narrow-8k.wav");
-  const back = path.join(folder, "narrow-16k.wav");
-  await run("sox", ["-R", wav, "-r", "8000", narrow]);
-  await run("sox", ["-R", narrow, "-r", "16000", "-c", "1", "-b", "16", back]);
-  return samplesOf(back);
-};
-
-/** A Twilio call: 8 kHz μ-law, converted by Parley's own resampler both ways, 20 ms frames, its 16-sample delay undone. */
-const TELEPHONE_DELAY = 16;
-const telephone: Channel = async (wav) => {
-  const wide = await samplesOf(wav);
-  const down = new StreamResampler(16_000, 8_000);
-  const up = new StreamResampler(8_000, 16_000);
-  const frames: Int16Array[] = [];
-  for (let at = 0; at < wide.length; at += 320) frames.push(up.push(decodeMuLaw(encodeMuLaw(down.push(wide.subarray(at, at + 320))))));
-  return concatSamples(...frames).subarray(TELEPHONE_DELAY);
-};
 
 /** Solves (A + ridge·I) x = b for each column of b by Gaussian elimination with partial pivoting. */
 function solve(a: Float64Array[], b: Float64Array[]): Float64Array[] {
@@ -142,21 +110,20 @@ function fit(pairs: Pair[]): { classes: { centroid: number[]; matrix: number[]; 
 
 const round = (values: number[]) => values.map((value) => Number(value.toPrecision(6)));
 
-const { sentences } = JSON.parse(await readFile(new URL("../bench/speech/narrowband-training.json", import.meta.url), "utf8")) as { sentences: string[] };
+const sentences = await trainingSentences();
 const files = modelFiles("en-US");
 const library = Libpocketsphinx.load();
 // Every frame kept (no speech detection), so that the two versions of a sentence have the same frames.
 const frontEnd = library.frontEnd({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, "-remove_silence": "no" }, 1);
-const channels = { resampled, telephone };
-const pairs: Record<keyof typeof channels, Pair[]> = { resampled: [], telephone: [] };
+const pairs: Record<keyof typeof CHANNELS, Pair[]> = { resampled: [], telephone: [] };
 const folder = await mkdtemp(path.join(tmpdir(), "parley-narrowband-"));
 try {
-  for (const voice of VOICES) {
+  for (const voice of TRAINING_VOICES) {
     for (const sentence of sentences) {
       const wav = path.join(folder, "wide.wav");
       await run("flite", ["-voice", voice, "-t", sentence, "-o", wav]);
       const wide = await library.utteranceCepstra(frontEnd, await samplesOf(wav));
-      for (const [name, channel] of Object.entries(channels) as [keyof typeof channels, Channel][]) {
+      for (const [name, channel] of Object.entries(CHANNELS) as [keyof typeof CHANNELS, Channel][]) {
         pairs[name].push({ narrow: await library.utteranceCepstra(frontEnd, await channel(wav, folder)), wide });
       }
     }
@@ -172,7 +139,7 @@ await writeFile(
   target,
   `/**
  * Narrowband → wideband cepstral maps, written by scripts/train-narrowband-map.ts (do not edit): fitted by least
- * squares on ${frames} frames of flite's ${VOICES.join(", ")} speaking the ${sentences.length} sentences of
+ * squares on ${frames} frames of flite's ${TRAINING_VOICES.join(", ")} speaking the ${sentences.length} sentences of
  * bench/speech/narrowband-training.json. \`matrix\` is 13 × 13, row-major: wideband = matrix · narrowband + offset.
  */
 export const NARROWBAND_MAPS = {

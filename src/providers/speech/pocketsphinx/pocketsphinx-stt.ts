@@ -2,6 +2,7 @@ import { constants } from "node:fs";
 import { access, readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { concatSamples } from "../audio.js";
 import { SpeechUnavailableError } from "../errors.js";
 import { voicedPitches } from "../pitch.js";
@@ -20,6 +21,18 @@ const MODEL_ROOT = "/usr/share/pocketsphinx/model";
  * one noisy frame can cost the other calls.
  */
 export const RECOGNITION_SETTINGS: DecoderArguments = { "-lw": "5", "-maxhmmpf": "5000" };
+
+/**
+ * The acoustic model adapted to each narrowband channel: a global MLLR transform of its means, learnt on mapped
+ * narrowband frames by scripts/train-narrowband-adaptation.ts, applied by the decoders of narrowband callers.
+ */
+export const ADAPTATION_FILES: Record<NarrowbandChannel, URL> = {
+  resampled: new URL("./resampled.mllr", import.meta.url),
+  telephone: new URL("./telephone.mllr", import.meta.url),
+};
+
+/** The pool's kind of decoder for wideband callers: the model as Debian ships it. */
+const WIDEBAND = "";
 
 /** All decoders of the process share its cores. */
 const decoding = new DecodingSlots(availableParallelism());
@@ -245,7 +258,9 @@ class PocketsphinxStream implements RecognitionStream {
   }
 
   private async run(): Promise<string> {
-    const decoder = await this.pool.acquire();
+    // The channel known when the turn starts chooses the model: a first turn told narrowband at its start over keeps
+    // the unadapted one (its frames are mapped all the same).
+    const decoder = await this.pool.acquire(this.channel ?? WIDEBAND);
     const normalization = this.normalization();
     // Only where the normalizer's state reads as expected: the start over sets it.
     const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn() : undefined;
@@ -357,12 +372,14 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     const files = modelFiles(language);
     /** Read once, when the first decoder is made. */
     let initialMean: Promise<Float32Array | undefined> | undefined;
-    this.pool = new DecoderPool(async () => {
+    this.pool = new DecoderPool(async (kind) => {
       await checkPocketsphinx(language, library);
+      const adapted = (ADAPTATION_FILES as Partial<Record<string, URL>>)[kind];
+      const adaptation: DecoderArguments = adapted ? { "-mllr": fileURLToPath(adapted) } : {};
       // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
       const decoder = await decoding.run(
         { urgent: () => false, since: performance.now() },
-        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...search }),
+        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...adaptation, ...search }),
       );
       this.normalization ??= CallerNormalization.check(decoder, await (initialMean ??= modelCepstralMean(files.hmm)));
       return decoder;
@@ -379,11 +396,11 @@ export class PocketsphinxStt implements StreamingSpeechToText {
 
   /** A whole utterance at once, decoded as one (its cepstral mean from itself). */
   async transcribe(samples: Int16Array, signal?: AbortSignal, phrases: readonly string[] = []): Promise<string> {
-    const decoder = await this.pool.acquire();
+    const channel = narrowbandChannel(undefined, withBandOf(samples));
+    const decoder = await this.pool.acquire(channel ?? WIDEBAND);
     try {
       signal?.throwIfAborted();
       this.normalization?.begin(decoder, undefined);
-      const channel = narrowbandChannel(undefined, withBandOf(samples));
       if (decoder.warpable) decoder.setWarp(this.warps ? warpAs(channel, withPitchOf(samples)) : 1);
       await decoder.start();
       const words = await decoding.run(
@@ -399,8 +416,9 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     }
   }
 
-  warm(): Promise<void> {
-    return this.pool.warm();
+  /** Loads a decoder for callers of `channel` (wideband when none) ahead of their first turn. */
+  warm(channel?: NarrowbandChannel): Promise<void> {
+    return this.pool.warm(channel ?? WIDEBAND);
   }
 
   close(): void {
