@@ -9,8 +9,11 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { narrowbandChannel, withBandOf } from "../src/providers/speech/pocketsphinx/narrowband.js";
-import { mappedCepstra, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
+import { fileURLToPath } from "node:url";
+import { StreamResampler, concatSamples, decodeWav, encodeWav } from "../src/providers/speech/audio.js";
+import { decodeMuLaw, encodeMuLaw } from "../src/providers/speech/mulaw.js";
+import { narrowbandChannel, withBandOf, type NarrowbandChannel } from "../src/providers/speech/pocketsphinx/narrowband.js";
+import { ADAPTATION_FILES, mappedCepstra, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import type { CallerVoice } from "../src/providers/speech/stt.js";
 import { wordErrorRate } from "../test/support/word-error-rate.js";
 import type { Benchmark } from "./lib/benchmark.js";
@@ -30,9 +33,14 @@ interface Voice {
   /** Made from recordings of a human voice (unit selection or statistical), not a formant model. */
   human: boolean;
   speak(text: string, wav: string): Promise<void>;
+  /** The channel its audio comes through when a transport declares it (a Twilio call), as Parley is then told. */
+  channel?: NonNullable<CallerVoice["channel"]>;
 }
 
-/** `kal` is a diphone voice recorded at 8 kHz (as a phone line carries); it is resampled to the pipeline's 16 kHz. */
+/**
+ * `kal` is a diphone voice recorded at 8 kHz (as a phone line carries); it is resampled to the pipeline's 16 kHz by
+ * sox, with a fixed seed for its dither (`-R`): the dither alone moved `kal`'s figure by up to 3.5 points from run to run.
+ */
 const flite = (voice: string): Voice => ({
   name: `flite ${voice}`,
   human: true,
@@ -40,10 +48,27 @@ const flite = (voice: string): Voice => ({
     if (voice !== "kal") return void (await run("flite", ["-voice", voice, "-t", text, "-o", wav]));
     const narrowband = `${wav}.8k.wav`;
     await run("flite", ["-voice", voice, "-t", text, "-o", narrowband]);
-    await run("sox", [narrowband, "-r", "16000", "-c", "1", "-b", "16", wav]);
+    await run("sox", ["-R", narrowband, "-r", "16000", "-c", "1", "-b", "16", wav]);
     await rm(narrowband);
   },
 });
+
+/** `kal` on a Twilio call: its 8 kHz samples as μ-law, decoded and resampled to 16 kHz by Parley, as the media stream's are. */
+const fliteKalByTelephone: Voice = {
+  name: "flite kal, by telephone",
+  human: true,
+  channel: "telephone",
+  speak: async (text, wav) => {
+    const narrowband = `${wav}.8k.wav`;
+    await run("flite", ["-voice", "kal", "-t", text, "-o", narrowband]);
+    const { samples, sampleRate } = decodeWav(await readFile(narrowband));
+    const upsampler = new StreamResampler(sampleRate, 16_000);
+    const frames: Int16Array[] = [];
+    for (let at = 0; at < samples.length; at += sampleRate / 50) frames.push(upsampler.push(decodeMuLaw(encodeMuLaw(samples.subarray(at, at + sampleRate / 50)))));
+    await writeFile(wav, encodeWav({ samples: concatSamples(...frames), sampleRate: 16_000 }));
+    await rm(narrowband);
+  },
+};
 
 const espeak: Voice = {
   name: "espeak-ng en-us -s 150",
@@ -51,7 +76,7 @@ const espeak: Voice = {
   speak: async (text, wav) => {
     const raw = `${wav}.22k.wav`;
     await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text]);
-    await run("sox", [raw, "-r", "16000", "-c", "1", "-b", "16", wav]);
+    await run("sox", ["-R", raw, "-r", "16000", "-c", "1", "-b", "16", wav]);
     await rm(raw);
   },
 };
@@ -93,12 +118,13 @@ const FRAME_SAMPLES = 320;
 const PACE_MS = 5;
 
 /** Each utterance streamed through one decoder; the words, and how long the words took after the last frame. */
-async function streamed(recognizer: PocketsphinxStt, utterances: Int16Array[], phrases: string[], firstTurns: boolean): Promise<{ hypotheses: string[]; finalMs: number[] }> {
+async function streamed(recognizer: PocketsphinxStt, utterances: Int16Array[], phrases: string[], firstTurns: boolean, channel: Voice["channel"]): Promise<{ hypotheses: string[]; finalMs: number[] }> {
   const hypotheses: string[] = [];
   const finalMs: number[] = [];
-  const caller: CallerVoice = {};
+  const declared: CallerVoice = channel ? { channel } : {};
+  const caller: CallerVoice = { ...declared };
   for (const samples of utterances) {
-    const stream = recognizer.stream(phrases, firstTurns ? {} : caller);
+    const stream = recognizer.stream(phrases, firstTurns ? { ...declared } : caller);
     for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
       stream.write(samples.subarray(at, at + FRAME_SAMPLES));
       await new Promise((resolve) => setTimeout(resolve, PACE_MS));
@@ -154,21 +180,25 @@ async function writeFeatures(file: string, cepstra: Float32Array): Promise<void>
 
 /**
  * Decodes the files of the folder in one batch per frequency warp, each utterance as Parley's recognizer hears it when
- * given it whole: at the warp its own pitch chooses, or, when its own band shows it narrowband, as the mapped cepstra
- * Parley feeds the decoder then (written as feature files); the hypotheses by utterance id, and the decodes' wall time.
+ * given it whole: at the warp its own pitch chooses, or, when its channel is declared narrowband or its own band shows
+ * it so, as the mapped cepstra Parley feeds the decoder then (written as feature files), by the model adapted to that
+ * channel; the hypotheses by utterance id, and the decodes' wall time.
  */
-async function decode(folder: string, utterances: Map<string, Int16Array>, args: string[]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
-  const byWarp = new Map<number | "narrowband", string[]>();
+async function decode(folder: string, utterances: Map<string, Int16Array>, args: string[], declared: Voice["channel"]): Promise<{ hypotheses: Map<string, string>; seconds: number }> {
+  const byWarp = new Map<number | NarrowbandChannel, string[]>();
   for (const [id, samples] of utterances) {
-    const channel = narrowbandChannel(undefined, withBandOf(samples));
+    const channel = declared ?? narrowbandChannel(undefined, withBandOf(samples));
     if (channel) await writeFeatures(path.join(folder, `${id}.mfc`), await mappedCepstra("en-US", samples, channel));
-    const warp = channel ? "narrowband" : warpFor(withPitchOf(samples));
+    const warp = channel ?? warpFor(withPitchOf(samples));
     byWarp.set(warp, [...(byWarp.get(warp) ?? []), id]);
   }
   const hypotheses = new Map<string, string>();
   let seconds = 0;
   for (const [warp, ids] of byWarp) {
-    const warped = warp === 1 ? args : warp === "narrowband" ? [...args, "-adcin", "no", "-cepext", ".mfc"] : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)];
+    const warped =
+      warp === 1 ? args
+      : typeof warp === "string" ? [...args, "-adcin", "no", "-cepext", ".mfc", "-mllr", fileURLToPath(ADAPTATION_FILES[warp])]
+      : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)];
     const decoded = await decodeBatch(folder, ids, warped);
     for (const [id, words] of decoded.hypotheses) hypotheses.set(id, words);
     seconds += decoded.seconds;
@@ -208,7 +238,7 @@ export const speechAccuracy: Benchmark = {
     const { sentences: all } = JSON.parse(await readFile(new URL("./speech/sentences.json", import.meta.url), "utf8")) as { sentences: Sentence[] };
     const sentences = context.options.quick ? all.filter((_, index) => index % 3 === 0) : all;
     const voices: Voice[] = [];
-    if (await available("flite")) voices.push(...["rms", "awb", "slt", "kal", "kal16"].map(flite));
+    if (await available("flite")) voices.push(...["rms", "awb", "slt", "kal", "kal16"].map(flite), fliteKalByTelephone);
     else notes.push("speech-accuracy: flite is not installed (apt-get install flite): its voices were not measured");
     if (await available("espeak-ng")) voices.push(espeak);
     notes.push("speech-accuracy: SVOX Pico (@echogarden/svoxpico-wasm) ships its engine but not its voice data, which it fetches at run time: not measurable offline");
@@ -230,7 +260,7 @@ export const speechAccuracy: Benchmark = {
           const recognizer = new PocketsphinxStt("en-US", 1, undefined, configuration.search, { warps: configuration.warps !== false });
           try {
             await recognizer.warm();
-            const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases, configuration.firstTurns === true);
+            const { hypotheses, finalMs } = await streamed(recognizer, utterances, configuration.phrases, configuration.firstTurns === true, voice.channel);
             const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses[index] ?? "" }));
             const label = `${voice.name} → pocketsphinx ${configuration.name}`;
             const target = configuration.name === "streaming, all passes" ? werTarget(voice) : undefined;
@@ -252,7 +282,7 @@ export const speechAccuracy: Benchmark = {
         const synthesisMedian = synthesis[Math.floor(synthesis.length / 2)]!;
         rows.push(row({ benchmark: "speech-accuracy", db: "-", name: `${voice.name}: synthesis per sentence, p50 (program start included)`, figure: synthesisMedian, unit: "ms" }));
         for (const recognizer of recognizers.filter((recognizer) => configurationChosen(recognizer.name))) {
-          const { hypotheses, seconds } = await decode(folder, new Map(ids.map((id, index) => [id, utterances[index]!])), recognizer.args);
+          const { hypotheses, seconds } = await decode(folder, new Map(ids.map((id, index) => [id, utterances[index]!])), recognizer.args, voice.channel);
           const pairs = sentences.map((sentence, index) => ({ reference: sentence.text, hypothesis: hypotheses.get(`s${index}`) ?? "" }));
           const rate = wordErrorRate(pairs) * 100;
           const isDefaultRecognizer = recognizer.name === "pocketsphinx default";
