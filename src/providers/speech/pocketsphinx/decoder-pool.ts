@@ -50,8 +50,7 @@ export class DecoderPool<T extends Freeable> {
       if (this.idle[index]!.kind === kind) return Promise.resolve(this.idle.splice(index, 1)[0]!.decoder);
     }
     const borrowed = new Promise<T>((resolve, reject) => this.waiting.push({ kind, resolve, reject }));
-    const waitingOfKind = this.waiting.filter((borrower) => borrower.kind === kind).length;
-    if (waitingOfKind > (this.creating.get(kind) ?? 0) && this.makeRoom()) this.grow(kind);
+    if (this.unserved(kind) && this.makeRoom()) this.grow(kind);
     return borrowed;
   }
 
@@ -61,7 +60,7 @@ export class DecoderPool<T extends Freeable> {
     const next = this.waiting.findIndex((borrower) => borrower.kind === kind);
     if (next >= 0) return this.waiting.splice(next, 1)[0]!.resolve(decoder);
     // Borrowers of another kind wait only when every decoder is taken: this one makes room for theirs.
-    const other = this.waiting.find((borrower) => (this.creating.get(borrower.kind) ?? 0) < this.waiting.filter((waiting) => waiting.kind === borrower.kind).length);
+    const other = this.waiting.find((borrower) => this.unserved(borrower.kind));
     if (other) {
       this.free(decoder);
       return this.grow(other.kind);
@@ -81,6 +80,11 @@ export class DecoderPool<T extends Freeable> {
     clearTimeout(this.sweeper);
     for (const { decoder } of this.idle.splice(0)) this.free(decoder);
     for (const borrower of this.waiting.splice(0)) borrower.reject(new Error("the decoder pool is closed"));
+  }
+
+  /** Whether more borrowers of `kind` wait than decoders of it are being made. */
+  private unserved(kind: string): boolean {
+    return this.waiting.filter((borrower) => borrower.kind === kind).length > (this.creating.get(kind) ?? 0);
   }
 
   /** Whether one more decoder may be made: under `size`, or once the least recently used idle one is freed. */
