@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { StreamResampler, concatSamples, decodeWav, encodeWav } from "../src/providers/speech/audio.js";
-import { decodeMuLaw, encodeMuLaw } from "../src/providers/speech/mulaw.js";
+import { encodeWav } from "../src/providers/speech/audio.js";
 import { narrowbandChannel, withBandOf, type NarrowbandChannel } from "../src/providers/speech/pocketsphinx/narrowband.js";
 import { ADAPTATION_FILES, mappedCepstra, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import type { CallerVoice } from "../src/providers/speech/stt.js";
+import { kalByTelephone } from "../test/support/speech-audio.js";
 import { wordErrorRate } from "../test/support/word-error-rate.js";
 import type { Benchmark } from "./lib/benchmark.js";
 import { row, type Row } from "./lib/report.js";
@@ -58,16 +58,7 @@ const fliteKalByTelephone: Voice = {
   name: "flite kal, by telephone",
   human: true,
   channel: "telephone",
-  speak: async (text, wav) => {
-    const narrowband = `${wav}.8k.wav`;
-    await run("flite", ["-voice", "kal", "-t", text, "-o", narrowband]);
-    const { samples, sampleRate } = decodeWav(await readFile(narrowband));
-    const upsampler = new StreamResampler(sampleRate, 16_000);
-    const frames: Int16Array[] = [];
-    for (let at = 0; at < samples.length; at += sampleRate / 50) frames.push(upsampler.push(decodeMuLaw(encodeMuLaw(samples.subarray(at, at + sampleRate / 50)))));
-    await writeFile(wav, encodeWav({ samples: concatSamples(...frames), sampleRate: 16_000 }));
-    await rm(narrowband);
-  },
+  speak: async (text, wav) => writeFile(wav, encodeWav({ samples: await kalByTelephone(text), sampleRate: 16_000 })),
 };
 
 const espeak: Voice = {

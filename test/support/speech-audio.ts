@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { decodeWav, type PcmAudio, resample } from "../../src/providers/speech/audio.js";
+import { concatSamples, decodeWav, PIPELINE_SAMPLE_RATE, type PcmAudio, resample, StreamResampler } from "../../src/providers/speech/audio.js";
+import { FliteTts } from "../../src/providers/speech/flite/flite-tts.js";
+import { decodeMuLaw, encodeMuLaw } from "../../src/providers/speech/mulaw.js";
 
 export { concatSamples } from "../../src/providers/speech/audio.js";
 
@@ -12,6 +14,19 @@ export async function espeakCli(text: string, options: { sampleRate?: number; vo
   const audio = decodeWav(stdout);
   const rate = options.sampleRate ?? audio.sampleRate;
   return { sampleRate: rate, samples: resample(audio.samples, audio.sampleRate, rate) };
+}
+
+/**
+ * flite `kal` (recorded at 8 kHz) on a Twilio call, as the recognizer gets it: 20 ms media frames of μ-law, each
+ * decoded and resampled to the pipeline's rate as Parley's media session does.
+ */
+export async function kalByTelephone(text: string): Promise<Int16Array> {
+  const { samples, sampleRate } = await new FliteTts("kal").synthesize(text);
+  const upsampler = new StreamResampler(sampleRate, PIPELINE_SAMPLE_RATE);
+  const frame = sampleRate / 50;
+  const frames: Int16Array[] = [];
+  for (let at = 0; at < samples.length; at += frame) frames.push(upsampler.push(decodeMuLaw(encodeMuLaw(samples.subarray(at, at + frame)))));
+  return concatSamples(...frames);
 }
 
 export function silence(ms: number, sampleRate = 16_000): Int16Array {

@@ -5,13 +5,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import { StreamResampler, concatSamples, decodeWav } from "../../../src/providers/speech/audio.js";
-import { decodeMuLaw, encodeMuLaw } from "../../../src/providers/speech/mulaw.js";
+import { concatSamples, decodeWav } from "../../../src/providers/speech/audio.js";
 import { Libpocketsphinx, type NativeDecoder } from "../../../src/providers/speech/pocketsphinx/libpocketsphinx.js";
 import { narrowbandChannel, withBandOf } from "../../../src/providers/speech/pocketsphinx/narrowband.js";
 import { modelFiles, PocketsphinxStt, RECOGNITION_SETTINGS } from "../../../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
 import type { CallerVoice } from "../../../src/providers/speech/stt.js";
-import { silence } from "../../support/speech-audio.js";
+import { kalByTelephone, silence } from "../../support/speech-audio.js";
 import { wordErrorRate } from "../../support/word-error-rate.js";
 
 const run = promisify(execFile);
@@ -28,22 +27,6 @@ async function spoken(voice: string, text: string, { through8k = false }: { thro
     if (through8k) await run("sox", [synthesized, "-r", "8000", narrow]);
     await run("sox", [through8k ? narrow : synthesized, "-r", "16000", "-c", "1", "-b", "16", wav]);
     return decodeWav(await readFile(wav)).samples;
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
-}
-
-/** A sentence spoken by flite `kal` on a Twilio call: its 8 kHz samples as μ-law, decoded and resampled by Parley. */
-async function byTelephone(text: string): Promise<Int16Array> {
-  const folder = await mkdtemp(path.join(tmpdir(), "parley-telephone-"));
-  try {
-    const wav = path.join(folder, "kal.wav");
-    await run("flite", ["-voice", "kal", "-t", text, "-o", wav]);
-    const { samples, sampleRate } = decodeWav(await readFile(wav));
-    const upsampler = new StreamResampler(sampleRate, 16_000);
-    const frames: Int16Array[] = [];
-    for (let at = 0; at < samples.length; at += sampleRate / 50) frames.push(upsampler.push(decodeMuLaw(encodeMuLaw(samples.subarray(at, at + sampleRate / 50)))));
-    return concatSamples(...frames);
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
@@ -181,6 +164,6 @@ describe("a narrowband caller", () => {
   });
 
   it(`the benchmark's odd sentences spoken by flite kal on a telephone call are heard with a word error rate of at most ${MAX_TELEPHONE_ERROR_RATE * 100}%`, async () => {
-    assertHeardWithin(await heardAsOneCaller({ channel: "telephone" }, (index) => index % 2 === 1, byTelephone), MAX_TELEPHONE_ERROR_RATE);
+    assertHeardWithin(await heardAsOneCaller({ channel: "telephone" }, (index) => index % 2 === 1, kalByTelephone), MAX_TELEPHONE_ERROR_RATE);
   });
 });
