@@ -33,6 +33,7 @@ import { row, type BenchmarkResult, type Row } from "./lib/report.js";
 import { openDirect, openParleyDb, seed, type Seeded } from "./lib/seed.js";
 import { checkBaseline, traced } from "./lib/sql-trace.js";
 import { alternate } from "./lib/measure.js";
+import { ConversationRecall } from "../src/domain/chat/conversation-recall.js";
 import { closedLoop, sequential, sleep, summarize } from "./lib/stats.js";
 
 const concurrency = 32;
@@ -58,6 +59,8 @@ function chatService(context: BenchContext, db: Db, seeded: Seeded, invalidation
     invalidations,
     // The bench's projects have no tools: nothing is ever sent or announced.
     { transport: new HttpToolTransport({ allowInternalNetworks: false }), announce: () => Promise.resolve() },
+    // Its turns are whole replies, which never guess their history: nothing is kept.
+    new ConversationRecall(db, 0),
   );
 }
 

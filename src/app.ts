@@ -10,6 +10,7 @@ import { SecretBox } from "./domain/access/secrets.js";
 import { ThreadTokens } from "./domain/access/thread-tokens.js";
 import { ThreadService } from "./domain/threads/thread-service.js";
 import { ChatService, turnSetupSize, type ChatToolSupport, type LlmFactory, type TurnSetup } from "./domain/chat/chat-service.js";
+import { ConversationRecall } from "./domain/chat/conversation-recall.js";
 import { HistoryService } from "./domain/history/history-service.js";
 import { SummaryService } from "./domain/chat/summaries.js";
 import { RateLimits } from "./domain/access/rate-limits.js";
@@ -124,7 +125,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await voice.events.publish(threadId, "tool.called", payload);
     },
   };
-  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, tools);
+  const conversationRecall = new ConversationRecall(db, config.chatRecallMb * 1024 * 1024);
+  await conversationRecall.start();
+  const chat = new ChatService(threads, projects, conversations, new TurnsStore(db, notifier), locks, llm, turnSetups, invalidations, tools, conversationRecall);
   const simulations = new SimulationService(threads, chat, llm, new PostgresSimulationsStore(db));
   const summaries = new SummaryService(threads, projects, conversations, messages, llm);
   const history = new HistoryService(threads, projects, conversations, messages, renderedPages);
@@ -233,6 +236,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await step(() => voice.close());
       await step(() => searchIndexMerger.stop());
       await step(() => invalidations.stop());
+      await step(() => conversationRecall.stop());
       await step(() => notifier.close());
       await step(() => locks.close());
       await step(() => rateLimiter.close());

@@ -33,6 +33,8 @@ export interface Config {
   credentialCacheKeys: number;
   /** Memory for what chat turns read of their thread and project, in MiB; 0 turns that cache off. */
   chatSetupCacheMb: number;
+  /** Memory for the conversations this instance's last turns left, from which a streamed turn guesses its history (0: never guess). */
+  chatRecallMb: number;
   /** Thread events older than this are deleted; 0 keeps them. */
   eventsRetentionHours: number;
   /** Client-side HTTP timeouts: headers received, whole request received, idle keep-alive connection. */
@@ -217,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     historyCacheMb: integer(env, "HISTORY_CACHE_MB", 64, 0, 1_048_576),
     credentialCacheKeys: integer(env, "CREDENTIAL_CACHE_KEYS", 10_000, 0, 100_000_000),
     chatSetupCacheMb: integer(env, "CHAT_SETUP_CACHE_MB", 16, 0, 1_048_576),
+    chatRecallMb: integer(env, "CHAT_RECALL_MB", 16, 0, 1_048_576),
     cacheMaxAgeMs: integer(env, "CACHE_MAX_AGE_MS", 5_000, 1, 3_600_000),
     searchIndexIntervalMs: integer(env, "SEARCH_INDEX_INTERVAL_MS", 200, 10, 60_000),
     memoryTrimIntervalMs: integer(env, "MEMORY_TRIM_INTERVAL_MS", 5_000, 0, 3_600_000),

@@ -80,11 +80,11 @@ export class TurnsStore implements TurnsRepository {
     this.notifier.notify(threadEventsChannel, `${threadId} ${eventSeq}`);
   }
 
-  /** Stores the reply with its event and bills it; releases the lease when given. */
+  /** Stores the reply with its event and bills it; releases the lease when given. Resolves with the event's number. */
   async close(
     turn: { threadId: string; conversationId: number; reply: { id: string; content: string; extras: Record<string, unknown> }; priceUsd: number },
     lease: ThreadLease | null,
-  ): Promise<void> {
+  ): Promise<{ eventSeq: number }> {
     const [row] = await this.db.query<{ event_seq: number; released: boolean }>("SELECT event_seq, released FROM parley_close_turn($1, $2, $3, $4, $5, $6, $7)", [
       turn.threadId,
       turn.conversationId,
@@ -98,5 +98,6 @@ export class TurnsStore implements TurnsRepository {
     lease?.markReleased();
     this.announce(turn.threadId, row.event_seq);
     if (row.released) this.notifier.notify(unlockChannel, turn.threadId);
+    return { eventSeq: Number(row.event_seq) };
   }
 }

@@ -1,10 +1,11 @@
-import type { AgentTask, LlmProvider } from "../../providers/llm/types.js";
+import type { AgentTask, LlmProvider, PromptMessage } from "../../providers/llm/types.js";
 import type { ConversationsRepository } from "./conversations-repository.js";
 import type { ThreadRecord } from "../threads/threads-repository.js";
 import type { ThreadLocks } from "../threads/thread-locks.js";
 import type { OpenedTurn, TurnsRepository } from "./turns-repository.js";
 import { InvalidOperationError, NotFoundError } from "../shared/errors.js";
-import { generateReply } from "./agent-reply.js";
+import { generateReply, type AgentReply } from "./agent-reply.js";
+import { sameHistory, type ConversationRecall } from "./conversation-recall.js";
 import { uuidv7 } from "../shared/ids.js";
 import type { ProjectConfig } from "../projects/project-config.js";
 import type { ProjectService, ResolvedProject } from "../projects/project-service.js";
@@ -91,12 +92,39 @@ async function generateOnceDurable<T>(
   return generated;
 }
 
+/** Why a guessed history's generation was dropped: the statement read another history. */
+const wrongGuess = new Error("the history read differs from the one guessed");
+
+/**
+ * Starts `generate` on a guessed history once the turn's statement has been sent (so that building the model's
+ * request does not delay it), with a promise that settles as the guess is confirmed (then as the user's message
+ * becomes durable) or refused. A guess refused before it started never reaches the model.
+ */
+function guessAhead<T>(generate: (confirmed: Promise<void>) => Promise<T>): { confirm(durable: Promise<void>): Promise<T>; refuse(reason: unknown): Promise<void> } {
+  let refusal: { reason: unknown } | undefined;
+  let settle!: { resolve(durable: Promise<void>): void; reject(reason: unknown): void };
+  const confirmed = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  const generation = new Promise<void>((sent) => setImmediate(sent)).then(() => (refusal ? Promise.reject(refusal.reason) : generate(confirmed)));
+  return {
+    confirm(durable) {
+      settle.resolve(durable);
+      return generation;
+    },
+    async refuse(reason) {
+      refusal = { reason };
+      settle.reject(reason);
+      await generation.catch(() => undefined);
+    },
+  };
+}
+
 /**
  * One turn of the agent on a thread: the user's message is stored first (it survives a provider failure; a streamed
- * turn asks the model while that commit flushes, and shows no token before it is durable), the reply is generated
- * from the conversation's history and stored with its usage. Turns of one thread are serialized by the
- * thread lock, which also spans instances on PostgreSQL; its lease is taken and released by the turn's own two
- * statements, so that nothing but the look-ups and one statement precede the model's first token.
+ * turn asks the model while that happens, with the history it expects, and shows no token before the message is
+ * durable and that history confirmed), the reply is generated from the conversation's history and stored with its
+ * usage. Turns of one thread are serialized by the thread lock, which also spans instances on PostgreSQL; its lease
+ * is taken and released by the turn's own two statements, so that nothing but the look-ups and one statement
+ * precede the model's first token.
  */
 export class ChatService {
   constructor(
@@ -110,6 +138,8 @@ export class ChatService {
     private readonly setups: TaggedCache<TurnSetup>,
     private readonly invalidations: Invalidations,
     private readonly tools: ChatToolSupport,
+    /** The conversations as this instance's last turns left them: a streamed turn's guess at its history. */
+    private readonly recall: ConversationRecall,
   ) {}
 
   async resolveProject(organizationId: string, projectName: string, configVersionId?: string): Promise<ResolvedProject> {
@@ -130,6 +160,20 @@ export class ChatService {
     const { thread, resolved } = await this.setup(request);
     const agent = resolved.config.agent;
     const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
+    const userMessageId = userMessage?.id ?? null;
+    const promptOf = (history: OpenedTurn["history"]) =>
+      buildPrompt({
+        systemPrompt: agent.system_prompt,
+        context: thread.context,
+        timezone: thread.timezone,
+        now: new Date(),
+        history,
+        instruction: request.task === "followup" ? agent.followup_prompt : undefined,
+      });
+    const replyId = uuidv7();
+    const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
+    const provider = this.llm(agent, resolved.secrets.agentApiKey, thread.context);
+    let attempts = 0;
     return this.locks.withLeasedWork(thread.id, async (lease) => {
       const opening = {
         threadId: thread.id,
@@ -138,24 +182,9 @@ export class ChatService {
         userMessage,
         historyLimit: agent.max_history_messages + (userMessage ? 1 : 0),
       };
-      // A streamed turn asks the model while the user's message is being flushed (its first token is what the
-      // client waits for); a whole reply is sent after the reply's own commit, so it gains nothing from that.
-      const { conversationId, history, durable }: OpenedTurn & { durable?: Promise<void> } = request.onToken
-        ? await this.turns.openFlushing(opening, lease)
-        : await this.turns.open(opening, lease);
-      const prompt = buildPrompt({
-        systemPrompt: agent.system_prompt,
-        context: thread.context,
-        timezone: thread.timezone,
-        now: new Date(),
-        history,
-        instruction: request.task === "followup" ? agent.followup_prompt : undefined,
-      });
-      const replyId = uuidv7();
-      const userMessageId = userMessage?.id ?? null;
-      const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
-      const provider = this.llm(agent, resolved.secrets.agentApiKey, thread.context);
-      const generate = (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
+      // The turn's conversation id reaches the tools' origin once the statement has run; no tool runs before then.
+      const origin = { threadId: thread.id, conversationId: 0, messageId: userMessageId, call: null, context: thread.context };
+      const generate = (prompt: PromptMessage[], ready: Promise<void> | undefined) => (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
         generateReply(
           provider,
           prompt,
@@ -163,14 +192,43 @@ export class ChatService {
           onToken,
           {
             runner,
-            origin: { threadId: thread.id, conversationId, messageId: userMessageId, call: null, context: thread.context },
+            origin,
             onToolCall: (record) =>
-              this.tools.announce(thread.id, { conversation_id: conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
-            ready: durable,
+              this.tools.announce(thread.id, { conversation_id: origin.conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
+            ready,
           },
           signal,
         );
-      const generated = durable ? await generateOnceDurable(durable, generate, request.onToken) : await generate(request.onToken);
+      let opened: OpenedTurn;
+      let generated: AgentReply;
+      if (!request.onToken) {
+        // A whole reply is sent after the reply's own commit: it gains nothing from asking the model any sooner.
+        opened = await this.turns.open(opening, lease);
+        origin.conversationId = opened.conversationId;
+        generated = await generate(promptOf(opened.history), undefined)(undefined);
+      } else {
+        // A streamed turn's first token is what its client waits for: the model is asked while the user's message is
+        // stored, with the history this instance expects the statement to read (its first attempt only: a retry
+        // waited for another holder of the lease, whose turn changed the history), and its tokens are held until
+        // the statement has read that very history and the message is durable; else it is asked again, then.
+        const predicted = userMessage && attempts++ === 0 ? this.recall.predict(request.organizationId, thread.id, userMessage.content, request.startNewConversation, opening.historyLimit) : undefined;
+        const statement = this.turns.openFlushing(opening, lease);
+        const guess = predicted && guessAhead((confirmed) => generateOnceDurable(confirmed, generate(promptOf(predicted), confirmed), request.onToken));
+        let flushing: OpenedTurn & { durable: Promise<void> };
+        try {
+          flushing = await statement;
+        } catch (error) {
+          await guess?.refuse(error);
+          throw error;
+        }
+        opened = flushing;
+        origin.conversationId = opened.conversationId;
+        if (guess && predicted && sameHistory(predicted, opened.history)) generated = await guess.confirm(flushing.durable);
+        else {
+          await guess?.refuse(wrongGuess);
+          generated = await generateOnceDurable(flushing.durable, generate(promptOf(opened.history), flushing.durable), request.onToken);
+        }
+      }
       const reply = {
         id: replyId,
         content: generated.text,
@@ -182,8 +240,9 @@ export class ChatService {
           ...(generated.usage ? { usage: { input_tokens: generated.usage.inputTokens, output_tokens: generated.usage.outputTokens } } : {}),
         },
       };
-      await this.turns.close({ threadId: thread.id, conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
-      return { message: generated.text, userMessageId, conversationId, replyMessageId: reply.id, toolCalls: generated.toolCalls };
+      const { eventSeq } = await this.turns.close({ threadId: thread.id, conversationId: opened.conversationId, reply, priceUsd: resolved.config.pricing.message_usd }, lease);
+      this.recall.remember(request.organizationId, thread.id, opened.history, generated.text, eventSeq);
+      return { message: generated.text, userMessageId, conversationId: opened.conversationId, replyMessageId: reply.id, toolCalls: generated.toolCalls };
     });
   }
 

@@ -35,7 +35,7 @@ export interface TurnsRepository {
    * announced once it is durable.
    */
   openFlushing(turn: Parameters<TurnsRepository["open"]>[0], lease: ThreadLease | null): Promise<OpenedTurn & { durable: Promise<void> }>;
-  /** Stores the reply with its event and bills it; releases the lease when given. */
+  /** Stores the reply with its event and bills it; releases the lease when given. Resolves with the event's number. */
   close(turn: {
     threadId: string;
     conversationId: number;
@@ -45,5 +45,5 @@ export interface TurnsRepository {
       extras: Record<string, unknown>;
     };
     priceUsd: number;
-  }, lease: ThreadLease | null): Promise<void>;
+  }, lease: ThreadLease | null): Promise<{ eventSeq: number }>;
 }
