@@ -97,7 +97,8 @@ class CallerNormalization {
  * so far averages at least `HIGH_PITCH_HZ` is heard with `HIGH_PITCH_WARP`, every other caller without warp; a first
  * turn, with no pitch of the caller's yet, takes the warp of its own audio when its decode starts over. Both chosen by
  * the speech benchmark (docs/voice.md): its male voices average 93–131 Hz and lose words when warped, its female voice
- * averages 170 Hz and gains.
+ * averages 170 Hz and gains, at 16 kHz and through a narrowband channel alike (the map and the adapted model were
+ * learnt unwarped, and still hear a warped high voice better than an unwarped one).
  */
 export const HIGH_PITCH_HZ = 150;
 export const HIGH_PITCH_WARP = 1.25;
@@ -150,18 +151,13 @@ class FirstTurn {
 }
 
 /**
- * Feeds a decoder the caller's audio: a narrowband caller's cepstra mapped towards wideband ones (see narrowband.ts),
- * at no frequency warp (the map was learnt unwarped); a decoder whose front end cannot be reached hears it as it is.
+ * Feeds a decoder the caller's audio: a narrowband caller's cepstra, made at the caller's warp, mapped towards wideband
+ * ones (see narrowband.ts); a decoder whose front end cannot be reached hears it as it is.
  */
 function feedAs(decoder: NativeDecoder, channel: NarrowbandChannel | undefined, samples: Int16Array, wholeUtterance = false): Promise<number> {
   if (!channel || !decoder.warpable) return decoder.feed(samples, wholeUtterance);
   const map = CepstralMap.of(channel);
   return decoder.feedMapped(samples, (cepstra) => map.apply(cepstra), wholeUtterance);
-}
-
-/** The warp for a caller heard through `channel` whose pitch is `pitch`. */
-function warpAs(channel: NarrowbandChannel | undefined, pitch: Parameters<typeof warpFor>[0]): number {
-  return channel ? 1 : warpFor(pitch);
 }
 
 /** Paths of the lattice weighed for phrase biasing, and the score a path gains for each word of a phrase it holds. */
@@ -266,7 +262,7 @@ class PocketsphinxStream implements RecognitionStream {
     const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn() : undefined;
     try {
       normalization?.begin(decoder, this.caller);
-      if (decoder.warpable) decoder.setWarp(this.warps ? warpAs(this.channel, this.caller?.pitch) : 1);
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(this.caller?.pitch) : 1);
       await decoder.start();
       for (;;) {
         if (this.pending.length > 0 && this.state !== "cancelled") {
@@ -318,7 +314,7 @@ class PocketsphinxStream implements RecognitionStream {
       const wasNarrowband = this.channel !== undefined;
       this.channel ??= decoder.warpable ? narrowbandChannel(this.caller, withBandOf(audio)) : undefined;
       // A first turn's caller has no pitch yet: the audio heard so far chooses the warp of the rest of the turn.
-      if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpAs(this.channel, withPitchOf(audio)));
+      if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpFor(withPitchOf(audio)));
       // The mean the end set is that of the cepstra as they were fed: unmapped ones, when the turn turned out narrowband.
       const channel = this.channel;
       const mean = channel && !wasNarrowband ? await decoder.meanOf(audio, (cepstra) => CepstralMap.of(channel).apply(cepstra)) : state?.mean;
@@ -332,13 +328,13 @@ class PocketsphinxStream implements RecognitionStream {
 }
 
 /**
- * The cepstra (frames × 13) of a whole utterance through the front end a decoder of `language` makes, unwarped, each
+ * The cepstra (frames × 13) of a whole utterance through the front end a decoder of `language` makes at `warp`, each
  * frame mapped as a caller of `channel` is: what the speech benchmark gives `pocketsphinx_batch` for a narrowband one.
  */
-export async function mappedCepstra(language: string, samples: Int16Array, channel: NarrowbandChannel): Promise<Float32Array> {
+export async function mappedCepstra(language: string, samples: Int16Array, channel: NarrowbandChannel, warp = 1): Promise<Float32Array> {
   const library = Libpocketsphinx.load();
   const files = modelFiles(language);
-  const frontEnd = library.frontEnd({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict }, 1);
+  const frontEnd = library.frontEnd({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict }, warp);
   try {
     const cepstra = await library.utteranceCepstra(frontEnd, samples);
     CepstralMap.of(channel).apply(cepstra);
@@ -401,7 +397,7 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     try {
       signal?.throwIfAborted();
       this.normalization?.begin(decoder, undefined);
-      if (decoder.warpable) decoder.setWarp(this.warps ? warpAs(channel, withPitchOf(samples)) : 1);
+      if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(withPitchOf(samples)) : 1);
       await decoder.start();
       const words = await decoding.run(
         { urgent: () => true, since: performance.now() },
