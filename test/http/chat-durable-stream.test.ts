@@ -1,14 +1,30 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import { after, before, test } from "node:test";
+import { cacheChannel, changeTags } from "../../src/domain/cache/invalidation.js";
+import { ConversationRecall } from "../../src/domain/chat/conversation-recall.js";
+import { threadEventsChannel } from "../../src/domain/events/events-repository.js";
 import { forEachDatabase } from "../support/harness.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
 import { eventually } from "../support/polling.js";
+import { streamChat as streamChatAt } from "../support/streamed-chat.js";
+
+const tokensOf = (body: string) =>
+  body
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { token?: string }).token ?? "")
+    .join("");
+
+/** The user's and assistant's texts the model was sent, the system prompt left out. */
+const conversationSent = (json: unknown) => (json as { messages: { role: string; content: string }[] }).messages.filter((message) => message.role !== "system").map((message) => `${message.role}: ${message.content}`);
 
 /**
  * A streamed turn asks the model while the user's message commits: what the model says reaches the client only once
- * that message is durable. The commit is held by a lock the test keeps, while the model answers in full.
+ * that message is durable. The commit is held by a lock the test keeps, while the model answers in full. On a thread
+ * whose last turn this instance served, the model is asked with the history the instance expects while the turn's
+ * statement runs, and no token goes through before that statement has read the very same history: the statement is
+ * held by a row lock the test keeps.
  */
 forEachDatabase(
   "POST /chat streams no token before the user's message is durable",
@@ -21,22 +37,7 @@ forEachDatabase(
       await openai.close();
     });
 
-    /** A streamed chat over a real connection: what the client has received so far, and the whole body once it ends. */
-    function streamChat(apiKey: string, threadId: string, message: string): { received: () => string; done: Promise<string> } {
-      let body = "";
-      const url = new URL("/chat", h().wsBase.replace(/^ws/, "http"));
-      const done = new Promise<string>((resolve, reject) => {
-        const req = httpRequest(url, { method: "POST", headers: { authorization: apiKey, "content-type": "application/json" } }, (res) => {
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => (body += chunk));
-          res.on("end", () => resolve(body));
-          res.on("error", reject);
-        });
-        req.on("error", reject);
-        req.end(JSON.stringify({ service_config_name: "support", thread_id: threadId, message, streaming: true }));
-      });
-      return { received: () => body, done };
-    }
+    const streamChat = (apiKey: string, threadId: string, message: string) => streamChatAt(h().wsBase.replace(/^ws/, "http"), apiKey, threadId, message);
 
     test("the model answers while the commit is held: its tokens wait for the commit, then all arrive once", async () => {
       const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
@@ -73,6 +74,98 @@ forEachDatabase(
       } finally {
         await db.exec(`DROP TRIGGER hold_${suffix} ON messages; DROP FUNCTION hold_${suffix}();`);
       }
+    });
+
+    test("the model is asked while the statement waits, with the history it then reads, and its tokens wait for it", async () => {
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const threadId = await h().thread(apiKey);
+      openai.setBehaviour({ chunks: ["first answer"] });
+      assert.equal(tokensOf(await streamChat(apiKey, threadId, "first question").done), "first answer");
+
+      openai.setBehaviour({ chunks: ["one ", "two ", "three"] });
+      const asked = openai.requests.length;
+      let streamed: ReturnType<typeof streamChat> | undefined;
+      await h().database.db.transaction(async (tx) => {
+        // The turn's statement starts by updating the thread's row: it waits for this transaction.
+        await tx.query("SELECT id FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
+        streamed = streamChat(apiKey, threadId, "second question");
+        await eventually(() => openai.requests.length === asked + 1 && openai.requests.at(-1)!.chunksSent === 3, { what: "the model's whole answer", timeoutMs: 5_000, intervalMs: 10 });
+        assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: first answer", "user: second question"]);
+        const [stored] = await tx.query<{ count: string }>("SELECT count(*) FROM messages WHERE thread_id = $1", [threadId]);
+        assert.equal(Number(stored!.count), 2, "the model was asked before the user's message was stored");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.doesNotMatch(streamed.received(), /"token"/, "no token before the statement has run");
+      });
+      assert.equal(tokensOf(await streamed!.done), "one two three");
+      assert.equal(openai.requests.length, asked + 1, "the model was asked once");
+      const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
+      assert.deepEqual(
+        (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
+        ["first question", "first answer", "second question", "one two three"],
+      );
+    });
+
+    test("a guess the statement contradicts is dropped unseen: the model is asked again with the history read", async () => {
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const threadId = await h().thread(apiKey);
+      openai.setBehaviour({ chunks: ["first answer"] });
+      await streamChat(apiKey, threadId, "first question").done;
+      // A writer this instance does not hear (its triggers off, as a replica's apply would run): the stored answer changes.
+      await h().database.db.transaction(async (tx) => {
+        await tx.query("SET LOCAL session_replication_role = replica");
+        await tx.query("UPDATE messages SET content = 'corrected answer' WHERE thread_id = $1 AND role = 'assistant'", [threadId]);
+      });
+      openai.setBehaviour((request) => ({ chunks: conversationSent(request.json).includes("assistant: first answer") ? ["from the guess"] : ["from the history read"] }));
+      const asked = openai.requests.length;
+      const body = await streamChat(apiKey, threadId, "second question").done;
+      assert.equal(tokensOf(body), "from the history read");
+      assert.equal(openai.requests.length, asked + 2, "asked with the guess, then with the history read");
+      assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: corrected answer", "user: second question"]);
+      const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
+      assert.deepEqual(
+        (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
+        ["first question", "corrected answer", "second question", "from the history read"],
+      );
+    });
+
+    test("a thread is forgotten when another writer's change is heard, and is recalled only for its organization", async () => {
+      const recall = new ConversationRecall(h().database.db, 1024 * 1024);
+      await recall.start();
+      try {
+        const [organizationId, threadId] = [randomUUID(), randomUUID()];
+        const remembered = [{ role: "user" as const, content: "hello" }];
+        const expected = [...remembered, { role: "assistant" as const, content: "hi" }, { role: "user" as const, content: "again" }];
+        recall.remember(organizationId, threadId, remembered, "hi", 5);
+        assert.deepEqual(recall.predict(organizationId, threadId, "again", false, 10), expected);
+        assert.equal(recall.predict(randomUUID(), threadId, "again", false, 10), undefined, "another organization's caller");
+        assert.deepEqual(recall.predict(organizationId, threadId, "again", false, 2), expected.slice(-2), "the history limit");
+        assert.deepEqual(recall.predict(organizationId, randomUUID(), "new", true, 10), [{ role: "user", content: "new" }], "a new conversation");
+
+        // Its own turn's events (numbers up to the one remembered) keep it; a later one is another writer's.
+        await h().database.db.notify([{ channel: threadEventsChannel, payload: `${threadId} 5` }]);
+        await h().database.db.notify([{ channel: threadEventsChannel, payload: `${threadId} 6` }]);
+        await eventually(() => recall.predict(organizationId, threadId, "again", false, 10) === undefined, { what: "the thread forgotten", timeoutMs: 5_000 });
+
+        recall.remember(organizationId, threadId, remembered, "hi", 7);
+        await h().database.db.notify([{ channel: cacheChannel, payload: changeTags.thread(threadId) }]);
+        await eventually(() => recall.predict(organizationId, threadId, "again", false, 10) === undefined, { what: "the thread forgotten by its tag", timeoutMs: 5_000 });
+      } finally {
+        await recall.stop();
+      }
+    });
+
+    test("threads are kept within their memory, the least recently used dropped first", () => {
+      const recall = new ConversationRecall(h().database.db, 2_000);
+      const organizationId = randomUUID();
+      const threads = [randomUUID(), randomUUID(), randomUUID()];
+      const history = [{ role: "user" as const, content: "x".repeat(300) }];
+      recall.remember(organizationId, threads[0]!, history, "a", 1);
+      recall.remember(organizationId, threads[1]!, history, "b", 1);
+      assert.notEqual(recall.predict(organizationId, threads[0]!, "?", false, 10), undefined);
+      recall.remember(organizationId, threads[2]!, history, "c", 1);
+      assert.notEqual(recall.predict(organizationId, threads[0]!, "?", false, 10), undefined, "used last: kept");
+      assert.equal(recall.predict(organizationId, threads[1]!, "?", false, 10), undefined, "least recently used: dropped");
+      assert.notEqual(recall.predict(organizationId, threads[2]!, "?", false, 10), undefined);
     });
   },
   { only: "postgres", listen: true },
