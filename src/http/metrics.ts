@@ -95,6 +95,11 @@ export class HttpMetrics {
     } as unknown as Parameters<Registry["registerMetric"]>[0]);
   }
 
+  /** A counter by one label, its values (by the label's value) read when the metrics are scraped. */
+  counter(name: string, help: string, label: string, read: () => Record<string, number>): void {
+    this.register(name, help, "counter", () => Object.entries(read()).map(([value, count]) => ({ labels: { [label]: value }, sharedLabels: {}, value: count })));
+  }
+
   /** A gauge whose value is read when the metrics are scraped. */
   gauge(name: string, help: string, read: () => number): void {
     new Gauge({

@@ -37,6 +37,13 @@ forEachDatabase(
       await openai.close();
     });
 
+    /** This instance's count of guessed histories with this outcome, from /metrics. */
+    const guesses = async (outcome: "confirmed" | "wrong") => {
+      const metrics = (await h().request({ method: "GET", url: "/metrics" })).body;
+      const found = new RegExp(`^parley_chat_history_guesses_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics);
+      assert.ok(found, `parley_chat_history_guesses_total{outcome="${outcome}"} is in /metrics`);
+      return Number(found[1]);
+    };
     const streamChat = (apiKey: string, threadId: string, message: string) => streamChatAt(h().wsBase.replace(/^ws/, "http"), apiKey, threadId, message);
 
     test("the model answers while the commit is held: its tokens wait for the commit, then all arrive once", async () => {
@@ -84,6 +91,7 @@ forEachDatabase(
 
       openai.setBehaviour({ chunks: ["one ", "two ", "three"] });
       const asked = openai.requests.length;
+      const confirmedBefore = await guesses("confirmed");
       let streamed: ReturnType<typeof streamChat> | undefined;
       await h().database.db.transaction(async (tx) => {
         // The turn's statement starts by updating the thread's row: it waits for this transaction.
@@ -98,6 +106,7 @@ forEachDatabase(
       });
       assert.equal(tokensOf(await streamed!.done), "one two three");
       assert.equal(openai.requests.length, asked + 1, "the model was asked once");
+      assert.equal(await guesses("confirmed"), confirmedBefore + 1);
       const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
       assert.deepEqual(
         (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
@@ -117,9 +126,11 @@ forEachDatabase(
       });
       openai.setBehaviour((request) => ({ chunks: conversationSent(request.json).includes("assistant: first answer") ? ["from the guess"] : ["from the history read"] }));
       const asked = openai.requests.length;
+      const wrongBefore = await guesses("wrong");
       const body = await streamChat(apiKey, threadId, "second question").done;
       assert.equal(tokensOf(body), "from the history read");
       assert.equal(openai.requests.length, asked + 2, "asked with the guess, then with the history read");
+      assert.equal(await guesses("wrong"), wrongBefore + 1);
       assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: corrected answer", "user: second question"]);
       const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
       assert.deepEqual(

@@ -223,7 +223,9 @@ export class ChatService {
         }
         opened = flushing;
         origin.conversationId = opened.conversationId;
-        if (guess && predicted && sameHistory(predicted, opened.history)) generated = await guess.confirm(flushing.durable);
+        const confirmed = predicted !== undefined && sameHistory(predicted, opened.history);
+        if (predicted) this.recall.judged(confirmed);
+        if (guess && confirmed) generated = await guess.confirm(flushing.durable);
         else {
           await guess?.refuse(wrongGuess);
           generated = await generateOnceDurable(flushing.durable, generate(promptOf(opened.history), flushing.durable), request.onToken);

@@ -28,6 +28,8 @@ const threadTagPrefix = changeTags.thread("");
 export class ConversationRecall {
   private readonly threads = new Map<string, Recalled>();
   private totalSize = 0;
+  /** The turns that asked the model with a guess, by whether their statement then read the history guessed. */
+  readonly guesses = { confirmed: 0, wrong: 0 };
   private readonly unlisteners: (() => Promise<void>)[] = [];
   private unwatch: (() => void) | undefined;
 
@@ -87,6 +89,16 @@ export class ConversationRecall {
       this.threads.delete(oldest);
       this.totalSize -= entry.size;
     }
+  }
+
+  get size(): number {
+    return this.totalSize;
+  }
+
+  /** Counts a guess by whether the statement read the history guessed. */
+  judged(confirmed: boolean): void {
+    if (confirmed) this.guesses.confirmed += 1;
+    else this.guesses.wrong += 1;
   }
 
   forget(threadId: string): void {
