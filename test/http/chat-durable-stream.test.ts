@@ -181,3 +181,45 @@ forEachDatabase(
   },
   { only: "postgres", listen: true },
 );
+
+forEachDatabase(
+  "POST /chat with a guessed history whose statement fails",
+  (h) => {
+    let openai: FakeLlmServer;
+    before(async () => {
+      openai = await startFakeOpenAi();
+    });
+    after(async () => {
+      await openai.close();
+    });
+
+    test("the turn fails as it would have without the guess, no token is sent, and the service goes on", async () => {
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const threadId = await h().thread(apiKey);
+      openai.setBehaviour({ chunks: ["first answer"] });
+      const base = h().wsBase.replace(/^ws/, "http");
+      assert.equal(tokensOf(await streamChatAt(base, apiKey, threadId, "first question").done), "first answer");
+      // Removed behind the instance's back (triggers off, so nothing is announced): its setup and its conversation
+      // are still in memory, and the next turn's statement finds no thread.
+      await h().database.db.transaction(async (tx) => {
+        await tx.query("SET LOCAL session_replication_role = replica");
+        await tx.query("DELETE FROM threads WHERE id = $1", [threadId]);
+      });
+      // The process would die of one (Node's default): the guess's refusal must be handled even when it never started.
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const body = await streamChatAt(base, apiKey, threadId, "second question").done;
+        assert.doesNotMatch(body, /"token"/);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        process.off("unhandledRejection", onUnhandled);
+      }
+      assert.deepEqual(unhandled, []);
+      const other = await h().thread(apiKey);
+      assert.equal(tokensOf(await streamChatAt(base, apiKey, other, "still there?").done), "first answer");
+    });
+  },
+  { listen: true },
+);

@@ -104,6 +104,8 @@ function guessAhead<T>(generate: (confirmed: Promise<void>) => Promise<T>): { co
   let refusal: { reason: unknown } | undefined;
   let settle!: { resolve(durable: Promise<void>): void; reject(reason: unknown): void };
   const confirmed = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  // A guess refused before it started has nobody waiting on it: its refusal is not an unhandled rejection.
+  confirmed.catch(() => undefined);
   const generation = new Promise<void>((sent) => setImmediate(sent)).then(() => (refusal ? Promise.reject(refusal.reason) : generate(confirmed)));
   return {
     confirm(durable) {
