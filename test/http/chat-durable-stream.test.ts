@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import { cacheChannel, changeTags } from "../../src/domain/cache/invalidation.js";
 import { ConversationRecall } from "../../src/domain/chat/conversation-recall.js";
 import { threadEventsChannel } from "../../src/domain/events/events-repository.js";
-import { forEachDatabase } from "../support/harness.js";
+import { forEachDatabase, injector } from "../support/harness.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
 import { eventually } from "../support/polling.js";
 import { streamChat as streamChatAt } from "../support/streamed-chat.js";
@@ -137,6 +137,33 @@ forEachDatabase(
         (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
         ["first question", "corrected answer", "second question", "from the history read"],
       );
+    });
+
+    test("another instance's turn on the thread, once heard, leaves nothing to guess: the model is asked once, with the history read", async () => {
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const threadId = await h().thread(apiKey);
+      openai.setBehaviour({ chunks: ["first answer"] });
+      await streamChat(apiKey, threadId, "first question").done;
+      const recallBytes = async () => Number(/^parley_chat_recall_bytes (\d+)$/m.exec((await h().request({ method: "GET", url: "/metrics" })).body)?.[1]);
+      const remembered = await recallBytes();
+      const other = injector(await h().startApp({ ownPool: true }));
+      openai.setBehaviour({ chunks: ["answered elsewhere"] });
+      const elsewhere = await other({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { service_config_name: "support", thread_id: threadId, message: "asked elsewhere", streaming: true } });
+      assert.equal(elsewhere.status, 200);
+      await eventually(async () => (await recallBytes()) < remembered, { what: "the thread forgotten on hearing the other instance's turn", timeoutMs: 5_000 });
+
+      openai.setBehaviour({ chunks: ["third answer"] });
+      const [asked, confirmed, wrong] = [openai.requests.length, await guesses("confirmed"), await guesses("wrong")];
+      assert.equal(tokensOf(await streamChat(apiKey, threadId, "third question").done), "third answer");
+      assert.equal(openai.requests.length, asked + 1, "asked once");
+      assert.deepEqual([await guesses("confirmed"), await guesses("wrong")], [confirmed, wrong], "no guess");
+      assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), [
+        "user: first question",
+        "assistant: first answer",
+        "user: asked elsewhere",
+        "assistant: answered elsewhere",
+        "user: third question",
+      ]);
     });
 
     test("a thread is forgotten when another writer's change is heard, and is recalled only for its organization", async () => {
