@@ -39,6 +39,7 @@ export const postgresAdminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://po
 
 export interface Parley {
   port: number;
+  pid: number;
   base: string;
   sql<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
   /** The server's memory; with `collect`, after a full garbage collection. */
@@ -135,6 +136,7 @@ export class BenchContext {
     });
     return {
       port: child.info.port,
+      pid: child.info.pid,
       base: `http://127.0.0.1:${child.info.port}`,
       sql: (sql, params) => child.call("sql", { sql, params }),
       memory: (collect = false) => child.call("memory", { gc: collect }),

@@ -31,19 +31,23 @@ if (address === null || typeof address === "string") throw new Error("no TCP add
 function toSourcePositions(root: HeapProfiler.SamplingHeapProfileNode): void {
   const stack = [root];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    const frame = node.callFrame;
-    // findEntry answers an empty object for a position no mapping covers.
-    const entry: Partial<SourceMapping> | undefined = frame.url.startsWith("file://") ? findSourceMap(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) : undefined;
-    if (entry?.originalLine !== undefined && entry.originalColumn !== undefined) {
-      frame.lineNumber = entry.originalLine;
-      frame.columnNumber = entry.originalColumn;
-    }
+    toSourcePosition(node.callFrame);
     stack.push(...node.children);
   }
 }
 
+function toSourcePosition(frame: { url: string; lineNumber: number; columnNumber: number }): void {
+  // findEntry answers an empty object for a position no mapping covers.
+  const entry: Partial<SourceMapping> | undefined = frame.url.startsWith("file://") ? findSourceMap(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) : undefined;
+  if (entry?.originalLine !== undefined && entry.originalColumn !== undefined) {
+    frame.lineNumber = entry.originalLine;
+    frame.columnNumber = entry.originalColumn;
+  }
+}
+
 let collections = 0;
-new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ["gc"] });
+/** Observed only from `allocationStart` to `allocationStop`: an observer costs the server CPU on every collection. */
+const collectionObserver = new PerformanceObserver((list) => void (collections += list.getEntries().length));
 let allocationStart = { usedBytes: 0, collections: 0 };
 const inspector = new Session();
 inspector.connect();
@@ -66,12 +70,17 @@ serveParent(
      * heap is every byte allocated meanwhile.
      */
     allocationStart: async () => {
+      collectionObserver.observe({ entryTypes: ["gc"] });
       globalThis.gc?.();
       // The collection's own performance entry arrives after a turn of the event loop: let it be counted first.
       await new Promise((resolve) => setTimeout(resolve, 20));
       allocationStart = { usedBytes: getHeapStatistics().used_heap_size, collections };
     },
-    allocationStop: () => ({ bytes: getHeapStatistics().used_heap_size - allocationStart.usedBytes, collections: collections - allocationStart.collections }),
+    allocationStop: () => {
+      const allocated = { bytes: getHeapStatistics().used_heap_size - allocationStart.usedBytes, collections: collections - allocationStart.collections };
+      collectionObserver.disconnect();
+      return allocated;
+    },
     /** V8's sampling heap profiler, objects collected since included: where the allocations come from. */
     heapProfileStart: async (payload) => {
       const { samplingInterval } = payload as { samplingInterval: number };
@@ -86,7 +95,11 @@ serveParent(
       await inspector.post("Profiler.setSamplingInterval", { interval: samplingIntervalUs });
       await inspector.post("Profiler.start");
     },
-    cpuProfileStop: async (): Promise<Profiler.Profile> => (await inspector.post("Profiler.stop")).profile,
+    cpuProfileStop: async (): Promise<Profiler.Profile> => {
+      const { profile } = await inspector.post("Profiler.stop");
+      for (const node of profile.nodes) toSourcePosition(node.callFrame);
+      return profile;
+    },
     heapProfileStop: async (): Promise<HeapProfiler.SamplingHeapProfile> => {
       const { profile } = await inspector.post("HeapProfiler.stopSampling");
       toSourcePositions(profile.head);
