@@ -48,10 +48,6 @@ export async function generateReply(
   const specs = tools?.runner.specs() ?? [];
   const rounds: ToolRound[] = [];
   const reply: AgentReply = { text: "", toolCalls: [], actions: [], usage: undefined };
-  const say = (text: string): void => {
-    reply.text += text;
-    onToken?.(text);
-  };
   for (;;) {
     const lastChance = rounds.length >= MAX_TOOL_ROUNDS;
     let roundText = "";
@@ -67,9 +63,13 @@ export async function generateReply(
       for await (const output of outputs) {
         if (output.type === "text") {
           // A round's text after an earlier round's is a new sentence: keep the two apart.
-          if (roundText === "" && reply.text !== "" && !/\s$/.test(reply.text) && !/^\s/.test(output.text)) say(" ");
+          if (roundText === "" && reply.text !== "" && !/\s$/.test(reply.text) && !/^\s/.test(output.text)) {
+            reply.text += " ";
+            onToken?.(" ");
+          }
           roundText += output.text;
-          say(output.text);
+          reply.text += output.text;
+          onToken?.(output.text);
         } else if (output.type === "tool_calls") calls = output.calls;
         else reply.usage = { inputTokens: (reply.usage?.inputTokens ?? 0) + output.usage.inputTokens, outputTokens: (reply.usage?.outputTokens ?? 0) + output.usage.outputTokens };
       }

@@ -92,6 +92,18 @@ async function generateOnceDurable<T>(
   return generated;
 }
 
+/** The model's messages for a turn that read `history`. */
+function turnPrompt(thread: TurnSetup["thread"], agent: ProjectConfig["agent"], task: TurnRequest["task"], history: OpenedTurn["history"]): PromptMessage[] {
+  return buildPrompt({
+    systemPrompt: agent.system_prompt,
+    context: thread.context,
+    timezone: thread.timezone,
+    now: new Date(),
+    history,
+    instruction: task === "followup" ? agent.followup_prompt : undefined,
+  });
+}
+
 /** Why a guessed history's generation was dropped: the statement read another history. */
 const wrongGuess = new Error("the history read differs from the one guessed");
 
@@ -163,15 +175,6 @@ export class ChatService {
     const agent = resolved.config.agent;
     const userMessage = request.userMessage ? { id: uuidv7(), ...request.userMessage } : null;
     const userMessageId = userMessage?.id ?? null;
-    const promptOf = (history: OpenedTurn["history"]) =>
-      buildPrompt({
-        systemPrompt: agent.system_prompt,
-        context: thread.context,
-        timezone: thread.timezone,
-        now: new Date(),
-        history,
-        instruction: request.task === "followup" ? agent.followup_prompt : undefined,
-      });
     const replyId = uuidv7();
     const runner = new ToolRunner(toolsOf(agent), resolved.secrets.toolSecret, this.tools.transport, "chat");
     const provider = this.llm(agent, resolved.secrets.agentApiKey, thread.context);
@@ -207,7 +210,7 @@ export class ChatService {
         // A whole reply is sent after the reply's own commit: it gains nothing from asking the model any sooner.
         opened = await this.turns.open(opening, lease);
         origin.conversationId = opened.conversationId;
-        generated = await generate(promptOf(opened.history), undefined)(undefined);
+        generated = await generate(turnPrompt(thread, agent, request.task, opened.history), undefined)(undefined);
       } else {
         // A streamed turn's first token is what its client waits for: the model is asked while the user's message is
         // stored, with the history this instance expects the statement to read (its first attempt only: a retry
@@ -215,7 +218,7 @@ export class ChatService {
         // the statement has read that very history and the message is durable; else it is asked again, then.
         const predicted = userMessage && attempts++ === 0 ? this.recall.predict(request.organizationId, thread.id, userMessage.content, request.startNewConversation, opening.historyLimit) : undefined;
         const statement = this.turns.openFlushing(opening, lease);
-        const guess = predicted && guessAhead((confirmed) => generateOnceDurable(confirmed, generate(promptOf(predicted), confirmed), request.onToken));
+        const guess = predicted && guessAhead((confirmed) => generateOnceDurable(confirmed, generate(turnPrompt(thread, agent, request.task, predicted), confirmed), request.onToken));
         let flushing: OpenedTurn & { durable: Promise<void> };
         try {
           flushing = await statement;
@@ -230,7 +233,7 @@ export class ChatService {
         if (guess && confirmed) generated = await guess.confirm(flushing.durable);
         else {
           await guess?.refuse(wrongGuess);
-          generated = await generateOnceDurable(flushing.durable, generate(promptOf(opened.history), flushing.durable), request.onToken);
+          generated = await generateOnceDurable(flushing.durable, generate(turnPrompt(thread, agent, request.task, opened.history), flushing.durable), request.onToken);
         }
       }
       const reply = {
