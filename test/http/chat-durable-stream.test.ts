@@ -192,6 +192,26 @@ forEachDatabase(
       }
     });
 
+    test("a history that moves on the one remembered keeps its messages; any other is remembered as read", () => {
+      const recall = new ConversationRecall(h().database.db, 1024 * 1024);
+      const [organizationId, threadId] = [randomUUID(), randomUUID()];
+      const limit = 4;
+      const said: { role: "user" | "assistant"; content: string }[] = [];
+      for (let turn = 0; turn < 6; turn++) {
+        const question = `question ${turn % 2}`;
+        const predicted = recall.predict(organizationId, threadId, question, false, limit);
+        said.push({ role: "user", content: question });
+        // A turn's statement reads new objects of the same messages.
+        const read = said.slice(-limit).map((message) => ({ ...message }));
+        if (turn > 0) assert.deepEqual(predicted, read, `turn ${turn}`);
+        recall.remember(organizationId, threadId, read, `answer ${turn}`, turn);
+        said.push({ role: "assistant", content: `answer ${turn}` });
+      }
+      const elsewhere = [{ role: "user" as const, content: "written by another instance" }, { role: "assistant" as const, content: "its answer" }, { role: "user" as const, content: "question 5" }];
+      recall.remember(organizationId, threadId, elsewhere, "answer 6", 7);
+      assert.deepEqual(recall.predict(organizationId, threadId, "next", false, 10), [...elsewhere, { role: "assistant", content: "answer 6" }, { role: "user", content: "next" }]);
+    });
+
     test("threads are kept within their memory, the least recently used dropped first", () => {
       const recall = new ConversationRecall(h().database.db, 2_000);
       const organizationId = randomUUID();

@@ -78,8 +78,10 @@ export class ConversationRecall {
   /** Remembers the conversation as a turn left it: the history it read, its reply, and the thread's last event. */
   remember(organizationId: string, threadId: string, history: readonly HistoryMessage[], reply: string, lastEventSeq: number): void {
     if (this.maxSize === 0 || !this.db.listening) return;
+    const previous = this.threads.get(threadId);
     this.forget(threadId);
-    const kept = [...history, { role: "assistant" as const, content: reply }];
+    const kept = previous?.organizationId === organizationId ? movedOn(previous.history, history) : [...history];
+    kept.push({ role: "assistant", content: reply });
     const size = kept.reduce((sum, message) => sum + 2 * message.content.length + 64, 256);
     if (size > this.maxSize) return;
     this.threads.set(threadId, { organizationId, history: kept, lastEventSeq, size });
@@ -112,6 +114,26 @@ export class ConversationRecall {
     this.threads.clear();
     this.totalSize = 0;
   }
+}
+
+/**
+ * `history` as a new array, made of the messages `held` already has wherever it is `held` moved on by one message
+ * (its last, the turn's user's), as a thread's turns most often read it. The messages a turn read then die with the
+ * turn, instead of each being copied by the garbage collector (and most promoted to the old generation) while the
+ * thread's next turn is awaited: at 32 threads, every turn's history was.
+ */
+function movedOn(held: readonly HistoryMessage[], history: readonly HistoryMessage[]): HistoryMessage[] {
+  const shared = history.length - 1;
+  const start = held.length - shared;
+  if (shared < 0 || start < 0) return [...history];
+  for (let index = 0; index < shared; index++) {
+    const before = held[start + index]!;
+    const read = history[index]!;
+    if (before.role !== read.role || before.content !== read.content) return [...history];
+  }
+  const kept = held.slice(start);
+  kept.push(history[shared]!);
+  return kept;
 }
 
 /** Whether two histories hold the same messages, in the same order. */
