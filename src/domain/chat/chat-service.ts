@@ -14,7 +14,7 @@ import { buildPrompt } from "./prompt.js";
 import type { TaggedCache } from "../cache/tagged-cache.js";
 import type { ThreadService } from "../threads/thread-service.js";
 import { toolsOf } from "../projects/project-config.js";
-import { ToolRunner, type ToolCallRecord } from "../tools/tool-runner.js";
+import { ToolRunner, type ToolCallOrigin, type ToolCallRecord } from "../tools/tool-runner.js";
 import type { ToolTransport } from "../tools/ports.js";
 
 /** What the agent's tools need from outside the domain: a way to send their requests, and the thread's event log. */
@@ -104,6 +104,16 @@ function turnPrompt(thread: TurnSetup["thread"], agent: ProjectConfig["agent"], 
   });
 }
 
+/**
+ * How a turn generates its reply from a prompt: the generation, given the tokens' receiver and an abort signal, with
+ * its tools run once `ready` settles. Made by a function rather than bound to a name in the turn, where tsx (which
+ * keeps names) gave each such closure its name with a `defineProperty` call on every turn.
+ */
+function replyGeneration(provider: LlmProvider, task: TurnRequest["task"], runner: ToolRunner, origin: ToolCallOrigin, onToolCall: (record: ToolCallRecord) => Promise<void>) {
+  return (prompt: PromptMessage[], ready: Promise<void> | undefined) => (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
+    generateReply(provider, prompt, task, onToken, { runner, origin, onToolCall, ready }, signal);
+}
+
 /** Why a guessed history's generation was dropped: the statement read another history. */
 const wrongGuess = new Error("the history read differs from the one guessed");
 
@@ -189,21 +199,9 @@ export class ChatService {
       };
       // The turn's conversation id reaches the tools' origin once the statement has run; no tool runs before then.
       const origin = { threadId: thread.id, conversationId: 0, messageId: userMessageId, call: null, context: thread.context };
-      const generate = (prompt: PromptMessage[], ready: Promise<void> | undefined) => (onToken: ((token: string) => void) | undefined, signal?: AbortSignal) =>
-        generateReply(
-          provider,
-          prompt,
-          request.task,
-          onToken,
-          {
-            runner,
-            origin,
-            onToolCall: (record) =>
-              this.tools.announce(thread.id, { conversation_id: origin.conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
-            ready,
-          },
-          signal,
-        );
+      const generate = replyGeneration(provider, request.task, runner, origin, (record) =>
+        this.tools.announce(thread.id, { conversation_id: origin.conversationId, message_id: userMessageId, reply_message_id: replyId, tool_call: record }),
+      );
       let opened: OpenedTurn;
       let generated: AgentReply;
       if (!request.onToken) {
