@@ -44,6 +44,17 @@ forEachDatabase(
       assert.ok(found, `parley_chat_history_guesses_total{outcome="${outcome}"} is in /metrics`);
       return Number(found[1]);
     };
+    /** A thread of a new organization whose agent is the fake model, after one streamed turn ("first question", "first answer"). */
+    const threadAfterOneTurn = async () => {
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const threadId = await h().thread(apiKey);
+      openai.setBehaviour({ chunks: ["first answer"] });
+      assert.equal(tokensOf(await streamChat(apiKey, threadId, "first question").done), "first answer");
+      return { apiKey, threadId };
+    };
+    /** The texts of the thread's latest messages, oldest first. */
+    const storedTexts = async (apiKey: string, threadId: string) =>
+      ((await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } })).json() as { messages: { message: string }[] }).messages.map((stored) => stored.message);
     const streamChat = (apiKey: string, threadId: string, message: string) => streamChatAt(h().wsBase.replace(/^ws/, "http"), apiKey, threadId, message);
 
     test("the model answers while the commit is held: its tokens wait for the commit, then all arrive once", async () => {
@@ -84,10 +95,7 @@ forEachDatabase(
     });
 
     test("the model is asked while the statement waits, with the history it then reads, and its tokens wait for it", async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
-      const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["first answer"] });
-      assert.equal(tokensOf(await streamChat(apiKey, threadId, "first question").done), "first answer");
+      const { apiKey, threadId } = await threadAfterOneTurn();
 
       openai.setBehaviour({ chunks: ["one ", "two ", "three"] });
       const asked = openai.requests.length;
@@ -107,18 +115,11 @@ forEachDatabase(
       assert.equal(tokensOf(await streamed!.done), "one two three");
       assert.equal(openai.requests.length, asked + 1, "the model was asked once");
       assert.equal(await guesses("confirmed"), confirmedBefore + 1);
-      const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
-      assert.deepEqual(
-        (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
-        ["first question", "first answer", "second question", "one two three"],
-      );
+      assert.deepEqual(await storedTexts(apiKey, threadId), ["first question", "first answer", "second question", "one two three"]);
     });
 
     test("a guess the statement contradicts is dropped unseen: the model is asked again with the history read", async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
-      const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["first answer"] });
-      await streamChat(apiKey, threadId, "first question").done;
+      const { apiKey, threadId } = await threadAfterOneTurn();
       // A writer this instance does not hear (its triggers off, as a replica's apply would run): the stored answer changes.
       await h().database.db.transaction(async (tx) => {
         await tx.query("SET LOCAL session_replication_role = replica");
@@ -132,18 +133,11 @@ forEachDatabase(
       assert.equal(openai.requests.length, asked + 2, "asked with the guess, then with the history read");
       assert.equal(await guesses("wrong"), wrongBefore + 1);
       assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: corrected answer", "user: second question"]);
-      const history = await h().request({ method: "GET", url: `/threads/${threadId}/messages`, headers: { authorization: apiKey } });
-      assert.deepEqual(
-        (history.json() as { messages: { message: string }[] }).messages.map((stored) => stored.message),
-        ["first question", "corrected answer", "second question", "from the history read"],
-      );
+      assert.deepEqual(await storedTexts(apiKey, threadId), ["first question", "corrected answer", "second question", "from the history read"]);
     });
 
     test("another instance's turn on the thread, once heard, leaves nothing to guess: the model is asked once, with the history read", async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
-      const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["first answer"] });
-      await streamChat(apiKey, threadId, "first question").done;
+      const { apiKey, threadId } = await threadAfterOneTurn();
       const recallBytes = async () => Number(/^parley_chat_recall_bytes (\d+)$/m.exec((await h().request({ method: "GET", url: "/metrics" })).body)?.[1]);
       const remembered = await recallBytes();
       const other = injector(await h().startApp({ ownPool: true }));
