@@ -8,6 +8,7 @@ import { forEachDatabase, injector } from "../support/harness.js";
 import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
 import { eventually } from "../support/polling.js";
 import { streamChat as streamChatAt } from "../support/streamed-chat.js";
+import { TestSocket } from "../voice-calls/support.js";
 
 const tokensOf = (body: string) =>
   body
@@ -138,13 +139,15 @@ forEachDatabase(
 
     test("another instance's turn on the thread, once heard, leaves nothing to guess: the model is asked once, with the history read", async () => {
       const { apiKey, threadId } = await threadAfterOneTurn();
-      const recallBytes = async () => Number(/^parley_chat_recall_bytes (\d+)$/m.exec((await h().request({ method: "GET", url: "/metrics" })).body)?.[1]);
-      const remembered = await recallBytes();
+      // This instance's listener hands each thread event to its events socket and to its recall alike: once the
+      // socket has the other instance's reply, the recall has heard that turn too.
+      const events = await TestSocket.open(`${h().wsBase}/threads/${threadId}/events`, { authorization: apiKey });
       const other = injector(await h().startApp({ ownPool: true }));
       openai.setBehaviour({ chunks: ["answered elsewhere"] });
       const elsewhere = await other({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { service_config_name: "support", thread_id: threadId, message: "asked elsewhere", streaming: true } });
       assert.equal(elsewhere.status, 200);
-      await eventually(async () => (await recallBytes()) < remembered, { what: "the thread forgotten on hearing the other instance's turn", timeoutMs: 5_000 });
+      await events.next((event) => JSON.stringify(event).includes("answered elsewhere"));
+      events.close();
 
       openai.setBehaviour({ chunks: ["third answer"] });
       const [asked, confirmed, wrong] = [openai.requests.length, await guesses("confirmed"), await guesses("wrong")];
