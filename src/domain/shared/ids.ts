@@ -35,11 +35,25 @@ function formatted(start: number): string {
   return text.toString("latin1", 0, 36);
 }
 
-/** UUIDv7 (RFC 9562): time-ordered, so ids sort roughly by creation and index well. */
+/** The millisecond of the last UUIDv7 made, and the count in its 12 bits after the time. */
+let lastMillisecond = -1;
+let sequence = 0;
+
+/**
+ * UUIDv7 (RFC 9562): time-ordered, so ids sort by creation and index well. Ids made in one millisecond count up in
+ * the 12 bits after the time (the RFC's method 1), from a random start below 2,048, so that this process's ids sort in
+ * the order they were made, as keyset pages ordered by id expect.
+ */
 export function uuidv7(now: number = Date.now()): string {
   const start = takeRandom16();
+  if (now === lastMillisecond && sequence < 0xfff) sequence += 1;
+  else {
+    lastMillisecond = now;
+    sequence = ((pool[start + 6]! & 0x07) << 8) | pool[start + 7]!;
+  }
   pool.writeUIntBE(now, start, 6);
-  pool[start + 6] = (pool[start + 6]! & 0x0f) | 0x70;
+  pool[start + 6] = 0x70 | (sequence >> 8);
+  pool[start + 7] = sequence & 0xff;
   pool[start + 8] = (pool[start + 8]! & 0x3f) | 0x80;
   return formatted(start);
 }

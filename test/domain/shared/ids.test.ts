@@ -11,6 +11,12 @@ describe("message ids", () => {
     assert.equal(ids[0]!.slice(0, 13).replace("-", ""), (1_700_000_000_000).toString(16).padStart(12, "0"));
   });
 
+  test("made in one millisecond, they sort in the order they were made", () => {
+    const ids = Array.from({ length: 2_000 }, () => uuidv7(1_700_000_000_123));
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual([...ids].sort(), ids);
+  });
+
   test("random ones are distinct UUIDv4s, across refills of the random pool, interleaved with UUIDv7s", () => {
     const ids = Array.from({ length: 2_000 }, (_, i) => (i % 3 === 0 ? uuidv7() : uuidv4()));
     assert.equal(new Set(ids).size, ids.length);
