@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { cacheChannel, changeTags } from "../../src/domain/cache/invalidation.js";
 import { ConversationRecall } from "../../src/domain/chat/conversation-recall.js";
 import { threadEventsChannel } from "../../src/domain/events/events-repository.js";
 import { forEachDatabase, injector } from "../support/harness.js";
-import { startFakeOpenAi, type FakeLlmServer } from "../support/fake-llm-servers.js";
+import { fakeOpenAiForSuite } from "../support/fake-llm-servers.js";
 import { eventually } from "../support/polling.js";
 import { streamChat as streamChatAt } from "../support/streamed-chat.js";
 import { TestSocket } from "../voice-calls/support.js";
@@ -30,13 +30,7 @@ const conversationSent = (json: unknown) => (json as { messages: { role: string;
 forEachDatabase(
   "POST /chat streams no token before the user's message is durable",
   (h) => {
-    let openai: FakeLlmServer;
-    before(async () => {
-      openai = await startFakeOpenAi();
-    });
-    after(async () => {
-      await openai.close();
-    });
+    const openai = fakeOpenAiForSuite();
 
     /** This instance's count of guessed histories with this outcome, from /metrics. */
     const guesses = async (outcome: "confirmed" | "wrong") => {
@@ -47,9 +41,9 @@ forEachDatabase(
     };
     /** A thread of a new organization whose agent is the fake model, after one streamed turn ("first question", "first answer"). */
     const threadAfterOneTurn = async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai().url, api_key: "vendor-key" } });
       const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["first answer"] });
+      openai().setBehaviour({ chunks: ["first answer"] });
       assert.equal(tokensOf(await streamChat(apiKey, threadId, "first question").done), "first answer");
       return { apiKey, threadId };
     };
@@ -59,9 +53,9 @@ forEachDatabase(
     const streamChat = (apiKey: string, threadId: string, message: string) => streamChatAt(h().wsBase.replace(/^ws/, "http"), apiKey, threadId, message);
 
     test("the model answers while the commit is held: its tokens wait for the commit, then all arrive once", async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai().url, api_key: "vendor-key" } });
       const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["ok"] });
+      openai().setBehaviour({ chunks: ["ok"] });
       assert.match(await streamChat(apiKey, threadId, "warm").done, /"token"/);
 
       const suffix = randomUUID().replaceAll("-", "");
@@ -74,14 +68,14 @@ forEachDatabase(
         CREATE CONSTRAINT TRIGGER hold_${suffix} AFTER INSERT ON messages DEFERRABLE INITIALLY DEFERRED
           FOR EACH ROW WHEN (NEW.content = '${held}') EXECUTE FUNCTION hold_${suffix}();`);
       try {
-        openai.setBehaviour({ chunks: ["one ", "two ", "three"] });
-        const asked = openai.requests.length;
+        openai().setBehaviour({ chunks: ["one ", "two ", "three"] });
+        const asked = openai().requests.length;
         let streamed: ReturnType<typeof streamChat> | undefined;
         // The test's transaction holds the lock the commit's trigger waits for.
         await db.transaction(async (tx) => {
           await tx.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
           streamed = streamChat(apiKey, threadId, held);
-          await eventually(() => openai.requests.length === asked + 1 && openai.requests.at(-1)!.chunksSent === 3, { what: "the model's whole answer", timeoutMs: 5_000, intervalMs: 10 });
+          await eventually(() => openai().requests.length === asked + 1 && openai().requests.at(-1)!.chunksSent === 3, { what: "the model's whole answer", timeoutMs: 5_000, intervalMs: 10 });
           // Time for a token wrongly let through to reach the client.
           await new Promise((resolve) => setTimeout(resolve, 100));
           assert.doesNotMatch(streamed.received(), /"token"/, "no token before the user's message is durable");
@@ -89,7 +83,7 @@ forEachDatabase(
         const body = await streamed!.done;
         const lines = body.trim().split("\n").map((line) => JSON.parse(line) as { token?: string; message?: string });
         assert.equal(lines.map((line) => line.token ?? "").join(""), "one two three");
-        assert.equal(openai.requests.length, asked + 1, "the model was asked once");
+        assert.equal(openai().requests.length, asked + 1, "the model was asked once");
       } finally {
         await db.exec(`DROP TRIGGER hold_${suffix} ON messages; DROP FUNCTION hold_${suffix}();`);
       }
@@ -98,23 +92,23 @@ forEachDatabase(
     test("the model is asked while the statement waits, with the history it then reads, and its tokens wait for it", async () => {
       const { apiKey, threadId } = await threadAfterOneTurn();
 
-      openai.setBehaviour({ chunks: ["one ", "two ", "three"] });
-      const asked = openai.requests.length;
+      openai().setBehaviour({ chunks: ["one ", "two ", "three"] });
+      const asked = openai().requests.length;
       const confirmedBefore = await guesses("confirmed");
       let streamed: ReturnType<typeof streamChat> | undefined;
       await h().database.db.transaction(async (tx) => {
         // The turn's statement starts by updating the thread's row: it waits for this transaction.
         await tx.query("SELECT id FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
         streamed = streamChat(apiKey, threadId, "second question");
-        await eventually(() => openai.requests.length === asked + 1 && openai.requests.at(-1)!.chunksSent === 3, { what: "the model's whole answer", timeoutMs: 5_000, intervalMs: 10 });
-        assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: first answer", "user: second question"]);
+        await eventually(() => openai().requests.length === asked + 1 && openai().requests.at(-1)!.chunksSent === 3, { what: "the model's whole answer", timeoutMs: 5_000, intervalMs: 10 });
+        assert.deepEqual(conversationSent(openai().requests.at(-1)!.json), ["user: first question", "assistant: first answer", "user: second question"]);
         const [stored] = await tx.query<{ count: string }>("SELECT count(*) FROM messages WHERE thread_id = $1", [threadId]);
         assert.equal(Number(stored!.count), 2, "the model was asked before the user's message was stored");
         await new Promise((resolve) => setTimeout(resolve, 100));
         assert.doesNotMatch(streamed.received(), /"token"/, "no token before the statement has run");
       });
       assert.equal(tokensOf(await streamed!.done), "one two three");
-      assert.equal(openai.requests.length, asked + 1, "the model was asked once");
+      assert.equal(openai().requests.length, asked + 1, "the model was asked once");
       assert.equal(await guesses("confirmed"), confirmedBefore + 1);
       assert.deepEqual(await storedTexts(apiKey, threadId), ["first question", "first answer", "second question", "one two three"]);
     });
@@ -126,14 +120,14 @@ forEachDatabase(
         await tx.query("SET LOCAL session_replication_role = replica");
         await tx.query("UPDATE messages SET content = 'corrected answer' WHERE thread_id = $1 AND role = 'assistant'", [threadId]);
       });
-      openai.setBehaviour((request) => ({ chunks: conversationSent(request.json).includes("assistant: first answer") ? ["from the guess"] : ["from the history read"] }));
-      const asked = openai.requests.length;
+      openai().setBehaviour((request) => ({ chunks: conversationSent(request.json).includes("assistant: first answer") ? ["from the guess"] : ["from the history read"] }));
+      const asked = openai().requests.length;
       const wrongBefore = await guesses("wrong");
       const body = await streamChat(apiKey, threadId, "second question").done;
       assert.equal(tokensOf(body), "from the history read");
-      assert.equal(openai.requests.length, asked + 2, "asked with the guess, then with the history read");
+      assert.equal(openai().requests.length, asked + 2, "asked with the guess, then with the history read");
       assert.equal(await guesses("wrong"), wrongBefore + 1);
-      assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), ["user: first question", "assistant: corrected answer", "user: second question"]);
+      assert.deepEqual(conversationSent(openai().requests.at(-1)!.json), ["user: first question", "assistant: corrected answer", "user: second question"]);
       assert.deepEqual(await storedTexts(apiKey, threadId), ["first question", "corrected answer", "second question", "from the history read"]);
     });
 
@@ -143,18 +137,18 @@ forEachDatabase(
       // socket has the other instance's reply, the recall has heard that turn too.
       const events = await TestSocket.open(`${h().wsBase}/threads/${threadId}/events`, { authorization: apiKey });
       const other = injector(await h().startApp({ ownPool: true }));
-      openai.setBehaviour({ chunks: ["answered elsewhere"] });
+      openai().setBehaviour({ chunks: ["answered elsewhere"] });
       const elsewhere = await other({ method: "POST", url: "/chat", headers: { authorization: apiKey }, payload: { service_config_name: "support", thread_id: threadId, message: "asked elsewhere", streaming: true } });
       assert.equal(elsewhere.status, 200);
       await events.next((event) => JSON.stringify(event).includes("answered elsewhere"));
       events.close();
 
-      openai.setBehaviour({ chunks: ["third answer"] });
-      const [asked, confirmed, wrong] = [openai.requests.length, await guesses("confirmed"), await guesses("wrong")];
+      openai().setBehaviour({ chunks: ["third answer"] });
+      const [asked, confirmed, wrong] = [openai().requests.length, await guesses("confirmed"), await guesses("wrong")];
       assert.equal(tokensOf(await streamChat(apiKey, threadId, "third question").done), "third answer");
-      assert.equal(openai.requests.length, asked + 1, "asked once");
+      assert.equal(openai().requests.length, asked + 1, "asked once");
       assert.deepEqual([await guesses("confirmed"), await guesses("wrong")], [confirmed, wrong], "no guess");
-      assert.deepEqual(conversationSent(openai.requests.at(-1)!.json), [
+      assert.deepEqual(conversationSent(openai().requests.at(-1)!.json), [
         "user: first question",
         "assistant: first answer",
         "user: asked elsewhere",
@@ -229,18 +223,12 @@ forEachDatabase(
 forEachDatabase(
   "POST /chat with a guessed history whose statement fails",
   (h) => {
-    let openai: FakeLlmServer;
-    before(async () => {
-      openai = await startFakeOpenAi();
-    });
-    after(async () => {
-      await openai.close();
-    });
+    const openai = fakeOpenAiForSuite();
 
     test("the turn fails as it would have without the guess, no token is sent, and the service goes on", async () => {
-      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai.url, api_key: "vendor-key" } });
+      const { apiKey } = await h().organization({ agent: { provider: "openai", model: "test-model", base_url: openai().url, api_key: "vendor-key" } });
       const threadId = await h().thread(apiKey);
-      openai.setBehaviour({ chunks: ["first answer"] });
+      openai().setBehaviour({ chunks: ["first answer"] });
       const base = h().wsBase.replace(/^ws/, "http");
       assert.equal(tokensOf(await streamChatAt(base, apiKey, threadId, "first question").done), "first answer");
       // Removed behind the instance's back (triggers off, so nothing is announced): its setup and its conversation

@@ -8,6 +8,8 @@
  *   server.requests[0]?.json;                                   // what the adapter sent, parsed
  *   await server.close();
  *
+ * In a suite, `const openai = fakeOpenAiForSuite();` starts one before its tests and closes it after: `openai().url`.
+ *
  * A behaviour array is a script: request n gets entry n, and the last entry repeats. A function instead answers each
  * request by what it asks (`server.setBehaviour((request) => …)`).
  *
@@ -20,6 +22,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { after, before } from "node:test";
 
 export interface FakeBehaviour {
   /** The reply text, one SSE event per chunk. Default: ["Hello", ", ", "world", "!"]. */
@@ -303,4 +306,19 @@ export function startFakeOpenAi(behaviour: FakeBehaviour | FakeBehaviour[] = {})
 
 export function startFakeAnthropic(behaviour: FakeBehaviour | FakeBehaviour[] = {}): Promise<FakeLlmServer> {
   return startFake("anthropic", behaviour);
+}
+
+/** A fake OpenAI server for the enclosing suite: started before its tests, closed after them. */
+export function fakeOpenAiForSuite(): () => FakeLlmServer {
+  let server: FakeLlmServer | undefined;
+  before(async () => {
+    server = await startFakeOpenAi();
+  });
+  after(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error("the suite's fake OpenAI server is not started yet");
+    return server;
+  };
 }

@@ -5,7 +5,7 @@ import { SpeechUnavailableError } from "./errors.js";
 import { OpenAiStt } from "./openai/openai-stt.js";
 import { OpenAiTts } from "./openai/openai-tts.js";
 import { checkPocketsphinx, PocketsphinxStt } from "./pocketsphinx/pocketsphinx-stt.js";
-import type { CallerVoice, SpeechToText } from "./stt.js";
+import type { SpeechToText } from "./stt.js";
 import type { TextToSpeech } from "./tts.js";
 import { WebRtcVad } from "./webrtc/webrtc-vad.js";
 import type { SpeechKeys } from "../../domain/calls/ports.js";
@@ -87,14 +87,11 @@ export class SpeechEngines {
     ]);
   }
 
-  /**
-   * Loads the recognizer's model in the background, so that a call's first turn does not wait for it: the model
-   * adapted to the caller's channel when the transport declares one.
-   */
-  async warm(config: SpeechConfig, callerChannel?: CallerVoice["channel"]): Promise<void> {
+  /** Loads the recognizer's model in the background, so that a call's first turn does not wait for it. */
+  async warm(config: SpeechConfig): Promise<void> {
     if (config.stt.provider === "pocketsphinx") {
       const recognizer = this.stt(config.stt, {});
-      if (recognizer instanceof PocketsphinxStt) await recognizer.warm(callerChannel);
+      if (recognizer instanceof PocketsphinxStt) await recognizer.warm();
     }
   }
 

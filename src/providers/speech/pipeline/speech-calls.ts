@@ -92,7 +92,7 @@ export class SpeechCalls {
     const { speech } = request.config;
     const { engines, log } = this.options;
     await engines.check(speech);
-    engines.warm(speech, transport.callerChannel).catch((error: unknown) => log.warn({ err: error, callId: request.callId }, "loading the speech recognizer failed"));
+    engines.warm(speech).catch((error: unknown) => log.warn({ err: error, callId: request.callId }, "loading the speech recognizer failed"));
     const vad = await WebRtcVad.create();
     const recorder = new CallRecorder(Date.now, connectedAt);
     const pipeline = new VoicePipeline({

@@ -4,14 +4,13 @@ export interface Freeable {
 }
 
 export interface DecoderPoolOptions {
-  /** The most decoders that exist at once, of every kind; a borrower beyond them waits for one to be released. */
+  /** The most decoders that exist at once; a borrower beyond them waits for one to be released. */
   size: number;
   /** A decoder idle this long is freed, so that memory follows how many callers spoke lately. */
   idleMs: number;
 }
 
 interface Borrower<T> {
-  kind: string;
   resolve(decoder: T): void;
   reject(error: unknown): void;
 }
@@ -20,22 +19,19 @@ interface Borrower<T> {
  * Decoders lent to one utterance at a time. They are created when borrowers need them, up to `size`, and freed when
  * idle for `idleMs`. A borrower who finds none idle starts a new one (under `size`) and takes whichever comes first:
  * the new one, or one released meanwhile (loading a decoder takes about half a second, an utterance a few).
- * Decoders are of a kind (a model adapted to a channel, say), made by `create(kind)` and lent only to borrowers of
- * their kind; the kinds share `size`: at it, an idle decoder of another kind is freed to make room.
  */
 export class DecoderPool<T extends Freeable> {
-  /** Least recently released first; a borrower takes the last of its kind, so that the others go idle and are freed. */
-  private readonly idle: { decoder: T; kind: string; since: number }[] = [];
+  /** Least recently released first; a borrower takes the last, so that the others go idle and are freed. */
+  private readonly idle: { decoder: T; since: number }[] = [];
   private readonly waiting: Borrower<T>[] = [];
-  private readonly kinds = new Map<T, string>();
   /** Decoders that exist or are being created. */
   private existing = 0;
-  private readonly creating = new Map<string, number>();
+  private creating = 0;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
-    private readonly create: (kind: string) => Promise<T>,
+    private readonly create: () => Promise<T>,
     private readonly options: DecoderPoolOptions,
   ) {}
 
@@ -44,76 +40,53 @@ export class DecoderPool<T extends Freeable> {
     return this.existing;
   }
 
-  acquire(kind = ""): Promise<T> {
+  acquire(): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the decoder pool is closed"));
-    for (let index = this.idle.length - 1; index >= 0; index--) {
-      if (this.idle[index]!.kind === kind) return Promise.resolve(this.idle.splice(index, 1)[0]!.decoder);
-    }
-    const borrowed = new Promise<T>((resolve, reject) => this.waiting.push({ kind, resolve, reject }));
-    if (this.unserved(kind) && this.makeRoom()) this.grow(kind);
+    const ready = this.idle.pop();
+    if (ready) return Promise.resolve(ready.decoder);
+    const borrowed = new Promise<T>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    if (this.waiting.length > this.creating && this.existing < this.options.size) this.grow();
     return borrowed;
   }
 
   release(decoder: T): void {
-    const kind = this.kinds.get(decoder) ?? "";
-    if (this.closed) return this.free(decoder);
-    const next = this.waiting.findIndex((borrower) => borrower.kind === kind);
-    if (next >= 0) return this.waiting.splice(next, 1)[0]!.resolve(decoder);
-    // Borrowers of another kind wait only when every decoder is taken: this one makes room for theirs.
-    const other = this.waiting.find((borrower) => this.unserved(borrower.kind));
-    if (other) {
-      this.free(decoder);
-      return this.grow(other.kind);
+    if (this.closed) {
+      this.existing--;
+      decoder.free();
+      return;
     }
-    this.idle.push({ decoder, kind, since: Date.now() });
+    const next = this.waiting.shift();
+    if (next) return next.resolve(decoder);
+    this.idle.push({ decoder, since: Date.now() });
     this.scheduleSweep();
   }
 
-  /** Loads one decoder of `kind` ahead of need, unless one exists or is being made. */
-  async warm(kind = ""): Promise<void> {
-    if ((this.creating.get(kind) ?? 0) > 0 || [...this.kinds.values()].includes(kind)) return;
-    this.release(await this.acquire(kind));
+  /** Loads one decoder ahead of need, unless one exists. */
+  async warm(): Promise<void> {
+    if (this.existing > 0) return;
+    this.release(await this.acquire());
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.sweeper);
-    for (const { decoder } of this.idle.splice(0)) this.free(decoder);
+    for (const { decoder } of this.idle.splice(0)) {
+      this.existing--;
+      decoder.free();
+    }
     for (const borrower of this.waiting.splice(0)) borrower.reject(new Error("the decoder pool is closed"));
   }
 
-  /** Whether more borrowers of `kind` wait than decoders of it are being made. */
-  private unserved(kind: string): boolean {
-    return this.waiting.filter((borrower) => borrower.kind === kind).length > (this.creating.get(kind) ?? 0);
-  }
-
-  /** Whether one more decoder may be made: under `size`, or once the least recently used idle one is freed. */
-  private makeRoom(): boolean {
-    if (this.existing < this.options.size) return true;
-    const oldest = this.idle.shift();
-    if (!oldest) return false;
-    this.free(oldest.decoder);
-    return true;
-  }
-
-  private free(decoder: T): void {
-    this.existing--;
-    this.kinds.delete(decoder);
-    decoder.free();
-  }
-
-  private grow(kind: string): void {
+  private grow(): void {
     this.existing++;
-    this.creating.set(kind, (this.creating.get(kind) ?? 0) + 1);
-    const created = () => this.creating.set(kind, this.creating.get(kind)! - 1);
-    this.create(kind).then(
+    this.creating++;
+    this.create().then(
       (decoder) => {
-        created();
-        this.kinds.set(decoder, kind);
+        this.creating--;
         this.release(decoder);
       },
       (error: unknown) => {
-        created();
+        this.creating--;
         this.existing--;
         // With decoders in use, the borrowers are served as they are released; with none, nobody would serve them.
         if (this.existing === 0) for (const borrower of this.waiting.splice(0)) borrower.reject(error);
@@ -131,7 +104,10 @@ export class DecoderPool<T extends Freeable> {
   private sweep(): void {
     this.sweeper = undefined;
     const now = Date.now();
-    while (this.idle.length > 0 && now - this.idle[0]!.since >= this.options.idleMs) this.free(this.idle.shift()!.decoder);
+    while (this.idle.length > 0 && now - this.idle[0]!.since >= this.options.idleMs) {
+      this.existing--;
+      this.idle.shift()!.decoder.free();
+    }
     this.scheduleSweep();
   }
 }

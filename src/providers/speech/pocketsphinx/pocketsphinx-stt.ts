@@ -30,9 +30,20 @@ export const ADAPTATION_FILES: Record<NarrowbandChannel, URL> = {
   resampled: new URL("./resampled.mllr", import.meta.url),
   telephone: new URL("./telephone.mllr", import.meta.url),
 };
+const TRANSFORMS: Record<NarrowbandChannel, string> = {
+  resampled: fileURLToPath(ADAPTATION_FILES.resampled),
+  telephone: fileURLToPath(ADAPTATION_FILES.telephone),
+};
 
-/** The pool's kind of decoder for wideband callers: the model as Debian ships it. */
-const WIDEBAND = "";
+/**
+ * Adapts a decoder's model to a caller of `channel` (as shipped for a wideband one) before an utterance, on a decoding
+ * slot when it changes (a few milliseconds of a core). Only where the caller's cepstra are mapped: the transform was
+ * learnt on mapped frames.
+ */
+async function adaptTo(decoder: NativeDecoder, channel: NarrowbandChannel | undefined, standing: Standing): Promise<void> {
+  const transform = channel && decoder.warpable ? TRANSFORMS[channel] : undefined;
+  if (!decoder.adaptedTo(transform)) await decoding.run(standing, () => decoder.adapt(transform));
+}
 
 /** All decoders of the process share its cores. */
 const decoding = new DecodingSlots(availableParallelism());
@@ -254,13 +265,12 @@ class PocketsphinxStream implements RecognitionStream {
   }
 
   private async run(): Promise<string> {
-    // The channel known when the turn starts chooses the model: a first turn told narrowband at its start over keeps
-    // the unadapted one (its frames are mapped all the same).
-    const decoder = await this.pool.acquire(this.channel ?? WIDEBAND);
+    const decoder = await this.pool.acquire();
     const normalization = this.normalization();
     // Only where the normalizer's state reads as expected: the start over sets it.
     const firstTurn = normalization && !this.caller?.cepstralState ? new FirstTurn() : undefined;
     try {
+      await adaptTo(decoder, this.channel, this.standing);
       normalization?.begin(decoder, this.caller);
       if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(this.caller?.pitch) : 1);
       await decoder.start();
@@ -317,8 +327,11 @@ class PocketsphinxStream implements RecognitionStream {
       if (decoder.warpable && this.warps && !this.caller?.pitch) decoder.setWarp(warpFor(withPitchOf(audio)));
       // The mean the end set is that of the cepstra as they were fed: unmapped ones, when the turn turned out narrowband.
       const channel = this.channel;
-      const mean = channel && !wasNarrowband ? await decoder.meanOf(audio, (cepstra) => CepstralMap.of(channel).apply(cepstra)) : state?.mean;
+      const turnedNarrowband = channel !== undefined && !wasNarrowband;
+      const mean = turnedNarrowband ? await decoder.meanOf(audio, (cepstra) => CepstralMap.of(channel).apply(cepstra)) : state?.mean;
       if (state && mean) decoder.setCepstralState({ mean, sum: new Float32Array(state.sum.length), frames: 0 });
+      // The rest of the turn, and what was heard of it, searched by the model adapted to the channel found.
+      if (turnedNarrowband && decoder.warpable) await decoder.adapt(TRANSFORMS[channel]);
       await decoder.start();
     });
     for (let at = 0; at < audio.length && this.state !== "cancelled"; at += REPLAY_PIECE) {
@@ -368,14 +381,12 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     const files = modelFiles(language);
     /** Read once, when the first decoder is made. */
     let initialMean: Promise<Float32Array | undefined> | undefined;
-    this.pool = new DecoderPool(async (kind) => {
+    this.pool = new DecoderPool(async () => {
       await checkPocketsphinx(language, library);
-      const adapted = (ADAPTATION_FILES as Partial<Record<string, URL>>)[kind];
-      const adaptation: DecoderArguments = adapted ? { "-mllr": fileURLToPath(adapted) } : {};
       // Loading a decoder is half a second of a core: it takes a decoding slot, behind the ends of turns.
       const decoder = await decoding.run(
         { urgent: () => false, since: performance.now() },
-        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...adaptation, ...search }),
+        () => Libpocketsphinx.load(library).decoder({ "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS, ...search }),
       );
       this.normalization ??= CallerNormalization.check(decoder, await (initialMean ??= modelCepstralMean(files.hmm)));
       return decoder;
@@ -393,14 +404,16 @@ export class PocketsphinxStt implements StreamingSpeechToText {
   /** A whole utterance at once, decoded as one (its cepstral mean from itself). */
   async transcribe(samples: Int16Array, signal?: AbortSignal, phrases: readonly string[] = []): Promise<string> {
     const channel = narrowbandChannel(undefined, withBandOf(samples));
-    const decoder = await this.pool.acquire(channel ?? WIDEBAND);
+    const decoder = await this.pool.acquire();
+    const standing: Standing = { urgent: () => true, since: performance.now() };
     try {
       signal?.throwIfAborted();
+      await adaptTo(decoder, channel, standing);
       this.normalization?.begin(decoder, undefined);
       if (decoder.warpable) decoder.setWarp(this.warps ? warpFor(withPitchOf(samples)) : 1);
       await decoder.start();
       const words = await decoding.run(
-        { urgent: () => true, since: performance.now() },
+        standing,
         async () => {
           await feedAs(decoder, channel, samples, true);
           return decoder.end();
@@ -412,9 +425,9 @@ export class PocketsphinxStt implements StreamingSpeechToText {
     }
   }
 
-  /** Loads a decoder for callers of `channel` (wideband when none) ahead of their first turn. */
-  warm(channel?: NarrowbandChannel): Promise<void> {
-    return this.pool.warm(channel ?? WIDEBAND);
+  /** Loads a decoder ahead of a call's first turn. */
+  warm(): Promise<void> {
+    return this.pool.warm();
   }
 
   close(): void {
