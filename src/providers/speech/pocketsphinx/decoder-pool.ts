@@ -50,11 +50,7 @@ export class DecoderPool<T extends Freeable> {
   }
 
   release(decoder: T): void {
-    if (this.closed) {
-      this.existing--;
-      decoder.free();
-      return;
-    }
+    if (this.closed) return this.free(decoder);
     const next = this.waiting.shift();
     if (next) return next.resolve(decoder);
     this.idle.push({ decoder, since: Date.now() });
@@ -70,11 +66,13 @@ export class DecoderPool<T extends Freeable> {
   close(): void {
     this.closed = true;
     clearTimeout(this.sweeper);
-    for (const { decoder } of this.idle.splice(0)) {
-      this.existing--;
-      decoder.free();
-    }
+    for (const { decoder } of this.idle.splice(0)) this.free(decoder);
     for (const borrower of this.waiting.splice(0)) borrower.reject(new Error("the decoder pool is closed"));
+  }
+
+  private free(decoder: T): void {
+    this.existing--;
+    decoder.free();
   }
 
   private grow(): void {
@@ -104,10 +102,7 @@ export class DecoderPool<T extends Freeable> {
   private sweep(): void {
     this.sweeper = undefined;
     const now = Date.now();
-    while (this.idle.length > 0 && now - this.idle[0]!.since >= this.options.idleMs) {
-      this.existing--;
-      this.idle.shift()!.decoder.free();
-    }
+    while (this.idle.length > 0 && now - this.idle[0]!.since >= this.options.idleMs) this.free(this.idle.shift()!.decoder);
     this.scheduleSweep();
   }
 }
