@@ -9,7 +9,6 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { fileURLToPath } from "node:url";
 import { encodeWav } from "../src/providers/speech/audio.js";
 import { narrowbandChannel, withBandOf, type NarrowbandChannel } from "../src/providers/speech/pocketsphinx/narrowband.js";
 import { ADAPTATION_FILES, mappedCepstra, PocketsphinxStt, RECOGNITION_SETTINGS, warpFor, withPitchOf } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
@@ -196,7 +195,7 @@ async function decode(folder: string, utterances: Map<string, Int16Array>, args:
   let seconds = 0;
   for (const { channel, warp, ids } of batches.values()) {
     const warped =
-      channel ? [...args, "-adcin", "no", "-cepext", ".mfc", "-mllr", fileURLToPath(ADAPTATION_FILES[channel])]
+      channel ? [...args, "-adcin", "no", "-cepext", ".mfc", "-mllr", ADAPTATION_FILES[channel]]
       : warp === 1 ? args
       : [...args, "-warp_type", "inverse_linear", "-warp_params", String(warp)];
     const decoded = await decodeBatch(folder, ids, warped);

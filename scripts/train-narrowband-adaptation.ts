@@ -11,7 +11,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Libpocketsphinx } from "../src/providers/speech/pocketsphinx/libpocketsphinx.js";
 import { CepstralMap, type NarrowbandChannel } from "../src/providers/speech/pocketsphinx/narrowband.js";
 import { ADAPTATION_FILES, modelFiles } from "../src/providers/speech/pocketsphinx/pocketsphinx-stt.js";
@@ -110,7 +109,7 @@ try {
   const featParams = (await readFile(path.join(files.hmm, "feat.params"), "utf8")).split(/\s+/).filter(Boolean);
   const setting = (name: string) => featParams[featParams.indexOf(name) + 1]!;
   for (const channel of Object.keys(CHANNELS) as NarrowbandChannel[]) {
-    const transform = fileURLToPath(ADAPTATION_FILES[channel]);
+    const transform = ADAPTATION_FILES[channel];
     let means = path.join(files.hmm, "means");
     for (let round = 1; round <= ROUNDS; round++) {
       const accumulated = path.join(folder, `${channel}-counts-${round}`);

@@ -4,7 +4,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { concatSamples, decodeWav } from "../../../src/providers/speech/audio.js";
 import { Libpocketsphinx, type NativeDecoder } from "../../../src/providers/speech/pocketsphinx/libpocketsphinx.js";
@@ -125,8 +124,7 @@ describe("a decoder adapted in place", () => {
   const library = Libpocketsphinx.load();
   const files = modelFiles("en-US");
   const settings = { "-hmm": files.hmm, "-lm": files.lm, "-dict": files.dict, ...RECOGNITION_SETTINGS };
-  const telephone = fileURLToPath(ADAPTATION_FILES.telephone);
-  const resampled = fileURLToPath(ADAPTATION_FILES.resampled);
+  const { telephone, resampled } = ADAPTATION_FILES;
   const map = CepstralMap.of("telephone");
 
   /**

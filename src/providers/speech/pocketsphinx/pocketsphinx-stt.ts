@@ -26,22 +26,22 @@ export const RECOGNITION_SETTINGS: DecoderArguments = { "-lw": "5", "-maxhmmpf":
  * The acoustic model adapted to each narrowband channel: a global MLLR transform of its means, learnt on mapped
  * narrowband frames by scripts/train-narrowband-adaptation.ts, applied by the decoders of narrowband callers.
  */
-export const ADAPTATION_FILES: Record<NarrowbandChannel, URL> = {
-  resampled: new URL("./resampled.mllr", import.meta.url),
-  telephone: new URL("./telephone.mllr", import.meta.url),
-};
-const TRANSFORMS: Record<NarrowbandChannel, string> = {
-  resampled: fileURLToPath(ADAPTATION_FILES.resampled),
-  telephone: fileURLToPath(ADAPTATION_FILES.telephone),
+export const ADAPTATION_FILES: Record<NarrowbandChannel, string> = {
+  resampled: fileURLToPath(new URL("./resampled.mllr", import.meta.url)),
+  telephone: fileURLToPath(new URL("./telephone.mllr", import.meta.url)),
 };
 
 /**
- * Adapts a decoder's model to a caller of `channel` (as shipped for a wideband one) before an utterance, on a decoding
- * slot when it changes (a few milliseconds of a core). Only where the caller's cepstra are mapped: the transform was
- * learnt on mapped frames.
+ * The transform a decoder hears a caller of `channel` with: none for a wideband caller, nor where the caller's cepstra
+ * are not mapped (the transform was learnt on mapped frames).
  */
+function transformFor(decoder: NativeDecoder, channel: NarrowbandChannel | undefined): string | undefined {
+  return channel && decoder.warpable ? ADAPTATION_FILES[channel] : undefined;
+}
+
+/** Adapts a decoder's model to a caller of `channel` before an utterance, on a decoding slot when it changes (a few milliseconds of a core). */
 async function adaptTo(decoder: NativeDecoder, channel: NarrowbandChannel | undefined, standing: Standing): Promise<void> {
-  const transform = channel && decoder.warpable ? TRANSFORMS[channel] : undefined;
+  const transform = transformFor(decoder, channel);
   if (!decoder.adaptedTo(transform)) await decoding.run(standing, () => decoder.adapt(transform));
 }
 
@@ -331,7 +331,7 @@ class PocketsphinxStream implements RecognitionStream {
       const mean = turnedNarrowband ? await decoder.meanOf(audio, (cepstra) => CepstralMap.of(channel).apply(cepstra)) : state?.mean;
       if (state && mean) decoder.setCepstralState({ mean, sum: new Float32Array(state.sum.length), frames: 0 });
       // The rest of the turn, and what was heard of it, searched by the model adapted to the channel found.
-      if (turnedNarrowband && decoder.warpable) await decoder.adapt(TRANSFORMS[channel]);
+      if (turnedNarrowband) await decoder.adapt(transformFor(decoder, channel));
       await decoder.start();
     });
     for (let at = 0; at < audio.length && this.state !== "cancelled"; at += REPLAY_PIECE) {
