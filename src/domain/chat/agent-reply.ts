@@ -29,6 +29,15 @@ export interface AgentReply {
 }
 
 /**
+ * Adds text to the reply and hands it to the tokens' receiver. A module function, not a closure in the turn, where tsx
+ * (which keeps names) would give it its name with a `defineProperty` call on every turn.
+ */
+function say(reply: AgentReply, onToken: ((token: string) => void) | undefined, text: string): void {
+  reply.text += text;
+  onToken?.(text);
+}
+
+/**
  * One agent turn with tools: the model answers, and while it asks for tool calls (at most `MAX_TOOL_ROUNDS` rounds,
  * the calls of a round run together), their results go back to it. Text streams as it comes, whichever round it
  * belongs to, so the concatenated tokens are the stored reply. A provider failure is an upstream error.
@@ -63,13 +72,9 @@ export async function generateReply(
       for await (const output of outputs) {
         if (output.type === "text") {
           // A round's text after an earlier round's is a new sentence: keep the two apart.
-          if (roundText === "" && reply.text !== "" && !/\s$/.test(reply.text) && !/^\s/.test(output.text)) {
-            reply.text += " ";
-            onToken?.(" ");
-          }
+          if (roundText === "" && reply.text !== "" && !/\s$/.test(reply.text) && !/^\s/.test(output.text)) say(reply, onToken, " ");
           roundText += output.text;
-          reply.text += output.text;
-          onToken?.(output.text);
+          say(reply, onToken, output.text);
         } else if (output.type === "tool_calls") calls = output.calls;
         else reply.usage = { inputTokens: (reply.usage?.inputTokens ?? 0) + output.usage.inputTokens, outputTokens: (reply.usage?.outputTokens ?? 0) + output.usage.outputTokens };
       }
